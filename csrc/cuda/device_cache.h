@@ -1,0 +1,32 @@
+// A per-device value computed once and read without locking afterwards, for
+// device facts that the hot path needs on every call.
+#pragma once
+
+#include <c10/core/Device.h>
+#include <c10/cuda/CUDAMacros.h>
+
+#include <array>
+#include <atomic>
+
+namespace torch_reduce::cuda {
+
+class PerDeviceCache {
+ public:
+  // `compute()` must return a positive value; it may run more than once if
+  // two threads race on the first call, which is harmless.
+  template <typename Compute>
+  int get(c10::DeviceIndex device, Compute&& compute) {
+    std::atomic<int>& slot = values_.at(device);
+    int value = slot.load(std::memory_order_relaxed);
+    if (value == 0) {
+      value = compute();
+      slot.store(value, std::memory_order_relaxed);
+    }
+    return value;
+  }
+
+ private:
+  std::array<std::atomic<int>, C10_COMPILE_TIME_MAX_GPUS> values_{};
+};
+
+}  // namespace torch_reduce::cuda

@@ -1,0 +1,79 @@
+import os
+import random
+
+import pytest
+import torch
+
+import torch_reduce
+
+HAS_CUDA = torch.cuda.is_available()
+if os.environ.get("TORCH_REDUCE_REQUIRE_CUDA") == "1" and not HAS_CUDA:
+    # Set on the GPU machine, so that a broken CUDA setup fails loudly
+    # instead of quietly skipping every GPU test.
+    raise RuntimeError("TORCH_REDUCE_REQUIRE_CUDA=1 but torch sees no CUDA device")
+requires_cuda = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device on this machine")
+
+# Every test that takes `device` runs on the CPU path, and on the GPU when there is one.
+DEVICES = [pytest.param("cpu"), pytest.param("cuda", marks=requires_cuda)]
+VERSIONS = [v.number for v in torch_reduce.VERSIONS]
+FLOAT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool]
+ALL_DTYPES = FLOAT_DTYPES + INT_DTYPES
+
+
+def op(version):
+    return getattr(torch.ops.reduce_opt, f"sum_v{version}")
+
+
+@pytest.fixture
+def seed():
+    """A fresh seed per test, in the failure report so a failure can be replayed."""
+    value = random.randrange(2**31)
+    torch.manual_seed(value)
+    return value
+
+
+def random_tensor(numel, dtype, device, positive=False):
+    """Random data that exercises the sum: zero-mean floats, full-range integers."""
+    if dtype.is_floating_point:
+        if positive:
+            return torch.rand(numel, device=device).to(dtype)
+        return torch.randn(numel, device=device).to(dtype)
+    if dtype == torch.bool:
+        return torch.rand(numel, device=device) < 0.5
+    info = torch.iinfo(dtype)
+    # int64 elements up to 2**40 so a sum of 2**24 of them needs 64 bits but does not wrap.
+    low, high = (-(2**40), 2**40) if dtype == torch.int64 else (info.min, info.max + 1)
+    return torch.randint(low, high, (numel,), dtype=dtype, device=device)
+
+
+def reference_sum(x):
+    """Exact int64 for integers, float64 for floats, computed on the CPU."""
+    x = x.cpu()
+    if x.dtype.is_floating_point:
+        return x.double().sum()
+    return x.sum(dtype=torch.int64)
+
+
+def assert_close_to_reference(result, x, message=""):
+    """The result matches the float64 / exact reference within what a tree sum
+    in the accumulation type can lose, or 2x what torch.sum loses on the same
+    input, plus the rounding of the output dtype."""
+    expected_dtype = torch_reduce.result_dtype(x.dtype)
+    assert result.dtype == expected_dtype, message
+    assert result.dim() == 0, message
+    assert result.device == x.device, message
+    reference = reference_sum(x)
+    if not x.dtype.is_floating_point:
+        assert result.item() == reference.item(), message
+        return
+    value = result.double().item()
+    accumulate = torch.float64 if x.dtype == torch.float64 else torch.float32
+    n = max(x.numel(), 2)
+    abs_sum = x.cpu().double().abs().sum().item()
+    tree_bound = 2 * torch.finfo(accumulate).eps * n.bit_length() * abs_sum
+    torch_error = abs(torch.sum(x).double().item() - reference.item())
+    output_rounding = torch.finfo(x.dtype).eps * abs(reference.item())
+    tolerance = max(tree_bound, 2 * torch_error) + output_rounding
+    error = abs(value - reference.item())
+    assert error <= tolerance, f"{message} |{value} - {reference.item()}| = {error} > {tolerance}"

@@ -1,0 +1,10 @@
+"""CUDA sum-reduction kernels v0..v7 as PyTorch custom ops.
+
+Importing the package registers ``torch.ops.reduce_opt.sum_v0`` ..
+``sum_v7``; ``sum_v7`` is the production drop-in for ``torch.sum(t)``.
+"""
+
+from torch_reduce import _C  # noqa: F401  (loading the library registers the ops)
+from torch_reduce._ops import SUPPORTED_DTYPES, VERSIONS, Version, result_dtype, sum  # noqa: A004
+
+__all__ = ["SUPPORTED_DTYPES", "VERSIONS", "Version", "result_dtype", "sum"]
