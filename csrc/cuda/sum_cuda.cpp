@@ -19,11 +19,6 @@
 namespace torch_reduce::cuda {
 namespace {
 
-// A zeroed retirement counter for v7's single-launch path, one per (device,
-// stream): kernels on one stream run in order and each leaves its counter at
-// zero, so the counter is never shared by two kernels in flight. Allocated
-// once per stream on that stream (its zero-fill is ordered before the first
-// kernel that uses it) and never freed, like the stream pool it mirrors.
 int device_attribute(cudaDeviceAttr attribute, c10::DeviceIndex device) {
   int value = 0;
   C10_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
@@ -36,20 +31,40 @@ int sm_count(c10::DeviceIndex device) {
                    [&] { return device_attribute(cudaDevAttrMultiProcessorCount, device); });
 }
 
-int max_threads_per_sm(c10::DeviceIndex device) {
+// The most v7 blocks that can be resident at once: a bound on its grid.
+int64_t max_resident_v7_blocks(c10::DeviceIndex device) {
   static PerDeviceCache cache;
-  return cache.get(
-      device, [&] { return device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor, device); });
+  return cache.get(device, [&] {
+    return sm_count(device) *
+           (device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor, device) / kV7BlockSize);
+  });
 }
 
-unsigned int* retirement_counter(const at::Tensor& like, const c10::cuda::CUDAStream& stream) {
+// v7's eager path keeps its partials and its retirement counter in a buffer
+// owned by the stream: kernels on one stream run one after another, and each
+// v7 kernel consumes its partials and leaves the counter at zero before it
+// ends, so the next one finds the buffer ready. That saves an allocation and
+// a second launch per call. Allocated zeroed, once per stream and on that
+// stream (so the fill is ordered before the first kernel), and never freed,
+// like the streams of PyTorch's pool.
+struct StreamWorkspace {
+  unsigned int* retirement_counter;
+  void* partials;  // max_resident_v7_blocks() elements of up to 8 bytes
+};
+
+StreamWorkspace stream_workspace(const at::Tensor& like, const c10::cuda::CUDAStream& stream) {
+  constexpr int64_t kCounterBytes = 16;  // keeps the partials 16-byte aligned
   static std::mutex mutex;
   // Keyed by device too: every device's default stream has the same handle.
-  static auto* counters = new std::map<std::pair<c10::DeviceIndex, cudaStream_t>, at::Tensor>();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [entry, inserted] = counters->try_emplace({stream.device_index(), stream.stream()});
-  if (inserted) entry->second = at::zeros({1}, like.options().dtype(at::kInt));
-  return reinterpret_cast<unsigned int*>(entry->second.data_ptr<int32_t>());
+  static auto* buffers = new std::map<std::pair<c10::DeviceIndex, cudaStream_t>, at::Tensor>();
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto [entry, inserted] = buffers->try_emplace({stream.device_index(), stream.stream()});
+  if (inserted) {
+    const int64_t bytes = kCounterBytes + 8 * max_resident_v7_blocks(stream.device_index());
+    entry->second = at::zeros({bytes}, like.options().dtype(at::kByte));
+  }
+  auto* base = entry->second.mutable_data_ptr<uint8_t>();
+  return {reinterpret_cast<unsigned int*>(base), base + kCounterBytes};
 }
 
 template <typename InT>
@@ -85,32 +100,31 @@ at::Tensor sum_cuda(const at::Tensor& self) {
     const at::Tensor input = self.contiguous();
     const c10::DeviceIndex device = self.device().index();
     const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(device);
-    const int multiprocessors = sm_count(device);
-    const int64_t max_resident_blocks =
-        int64_t(multiprocessors) * (max_threads_per_sm(device) / kV7BlockSize);
-    const int64_t workspace_size = workspace_elements(kVersion, input.numel(), max_resident_blocks);
-
     result = at::empty({}, options.dtype(out_dtype));
-    const at::Tensor workspace =
-        at::empty({workspace_size}, options.dtype(c10::CppTypeToScalarType<AccT>::value));
 
-    // During graph capture a counter would be shared between the graph and
-    // later work on the capture stream, so v7 takes its two-launch path.
-    unsigned int* counter = nullptr;
+    SumArgs<InT> args{input.const_data_ptr<InT>(),
+                      input.numel(),
+                      result.mutable_data_ptr<result_t<InT>>(),
+                      nullptr,
+                      workspace_elements(kVersion, input.numel(), max_resident_v7_blocks(device)),
+                      nullptr,
+                      device,
+                      sm_count(device),
+                      stream.stream()};
+    // A graph must not share the stream's buffer with later work on the
+    // capture stream, so under capture v7 takes its own partials and finishes
+    // in a second launch.
+    at::Tensor workspace;
     if (kVersion == 7 &&
         c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None) {
-      counter = retirement_counter(input, stream);
+      const StreamWorkspace buffers = stream_workspace(input, stream);
+      args.workspace = static_cast<AccT*>(buffers.partials);
+      args.retirement_counter = buffers.retirement_counter;
+    } else {
+      workspace = at::empty({args.workspace_elements},
+                            options.dtype(c10::CppTypeToScalarType<AccT>::value));
+      args.workspace = workspace.mutable_data_ptr<AccT>();
     }
-
-    const SumArgs<InT> args{input.const_data_ptr<InT>(),
-                            input.numel(),
-                            result.mutable_data_ptr<result_t<InT>>(),
-                            workspace.mutable_data_ptr<AccT>(),
-                            workspace_size,
-                            counter,
-                            device,
-                            multiprocessors,
-                            stream.stream()};
     launch_version(kVersion, args);
   });
   return result;
