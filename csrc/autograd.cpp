@@ -19,32 +19,36 @@ const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&)>& sum_op() {
   return handle;
 }
 
+// Straight to the kernel below autograd, without a second key computation.
 template <int kVersion>
-at::Tensor sum_below_autograd(const at::Tensor& self) {
+at::Tensor sum_below_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
   const at::AutoDispatchBelowADInplaceOrView guard;
-  return sum_op<kVersion>().call(self);
+  return sum_op<kVersion>().redispatch(keys & c10::after_autograd_keyset, self);
 }
 
 // d(sum x)/dx is 1 everywhere: the incoming gradient, broadcast to x's shape.
 template <int kVersion>
 struct SumFunction : public torch::autograd::Function<SumFunction<kVersion>> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self) {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, c10::DispatchKeySet keys,
+                            const at::Tensor& self) {
     ctx->saved_data["sizes"] = self.sym_sizes();
-    return sum_below_autograd<kVersion>(self);
+    return sum_below_autograd<kVersion>(keys, self);
   }
 
+  // One gradient per forward input: none for the key set, then self's.
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_outputs) {
-    return {grad_outputs[0].expand_symint(ctx->saved_data["sizes"].toSymIntVector())};
+    return {at::Tensor(), grad_outputs[0].expand_symint(ctx->saved_data["sizes"].toSymIntVector())};
   }
 };
 
 template <int kVersion>
-at::Tensor sum_autograd(const at::Tensor& self) {
+at::Tensor sum_autograd(c10::DispatchKeySet keys, const at::Tensor& self) {
   // The common inference case skips building a graph node.
-  if (!at::GradMode::is_enabled() || !self.requires_grad())
-    return sum_below_autograd<kVersion>(self);
-  return SumFunction<kVersion>::apply(self);
+  if (!at::GradMode::is_enabled() || !self.requires_grad()) {
+    return sum_below_autograd<kVersion>(keys, self);
+  }
+  return SumFunction<kVersion>::apply(keys, self);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The host dispatcher for the CUDA ops: validate, pick the stream, allocate,
 // hand the pointers to the version's launcher.
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/empty.h>
+#include <ATen/cuda/EmptyTensor.h>
 #include <ATen/ops/zeros.h>
 #include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -54,17 +54,25 @@ struct StreamWorkspace {
 
 StreamWorkspace stream_workspace(const at::Tensor& like, const c10::cuda::CUDAStream& stream) {
   constexpr int64_t kCounterBytes = 16;  // keeps the partials 16-byte aligned
-  static std::mutex mutex;
+  using Key = std::pair<c10::DeviceIndex, cudaStream_t>;
   // Keyed by device too: every device's default stream has the same handle.
-  static auto* buffers = new std::map<std::pair<c10::DeviceIndex, cudaStream_t>, at::Tensor>();
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto [entry, inserted] = buffers->try_emplace({stream.device_index(), stream.stream()});
-  if (inserted) {
-    const int64_t bytes = kCounterBytes + 8 * max_resident_v7_blocks(stream.device_index());
-    entry->second = at::zeros({bytes}, like.options().dtype(at::kByte));
+  const Key key{stream.device_index(), stream.stream()};
+  // Most calls come from the thread and stream of the call before.
+  thread_local Key last_key{-1, nullptr};
+  thread_local uint8_t* last_base = nullptr;
+  if (key != last_key) {
+    static std::mutex mutex;
+    static auto* buffers = new std::map<Key, at::Tensor>();
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto [entry, inserted] = buffers->try_emplace(key);
+    if (inserted) {
+      const int64_t bytes = kCounterBytes + 8 * max_resident_v7_blocks(stream.device_index());
+      entry->second = at::zeros({bytes}, like.options().dtype(at::kByte));
+    }
+    last_key = key;
+    last_base = entry->second.mutable_data_ptr<uint8_t>();
   }
-  auto* base = entry->second.mutable_data_ptr<uint8_t>();
-  return {reinterpret_cast<unsigned int*>(base), base + kCounterBytes};
+  return {reinterpret_cast<unsigned int*>(last_base), last_base + kCounterBytes};
 }
 
 template <typename InT>
@@ -100,7 +108,8 @@ at::Tensor sum_cuda(const at::Tensor& self) {
     const at::Tensor input = self.contiguous();
     const c10::DeviceIndex device = self.device().index();
     const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(device);
-    result = at::empty({}, options.dtype(out_dtype));
+    // empty_cuda skips the dispatcher: this op's host cost is mostly overhead.
+    result = at::detail::empty_cuda({}, out_dtype, self.device(), std::nullopt);
 
     SumArgs<InT> args{input.const_data_ptr<InT>(),
                       input.numel(),
@@ -121,8 +130,9 @@ at::Tensor sum_cuda(const at::Tensor& self) {
       args.workspace = static_cast<AccT*>(buffers.partials);
       args.retirement_counter = buffers.retirement_counter;
     } else {
-      workspace = at::empty({args.workspace_elements},
-                            options.dtype(c10::CppTypeToScalarType<AccT>::value));
+      workspace =
+          at::detail::empty_cuda({args.workspace_elements}, c10::CppTypeToScalarType<AccT>::value,
+                                 self.device(), std::nullopt);
       args.workspace = workspace.mutable_data_ptr<AccT>();
     }
     launch_version(kVersion, args);

@@ -28,7 +28,7 @@ constexpr int64_t tile_elements(int version) {
 constexpr int64_t kV6MaxBlocks = 1024;
 
 // v7 gives each block this many threads.
-constexpr int kV7BlockSize = 512;
+constexpr int kV7BlockSize = 1024;
 
 // Partial sums (accumulator elements) a version needs for `numel` elements.
 // v0–v5 keep two levels of partials (see reduce_in_passes); v6 and v7 one per

@@ -3,9 +3,10 @@
 // "Reduce_v7_shuffle"). Beyond the seed, for speed on current GPUs:
 //  - 16-byte loads for every dtype, with scalar head and tail elements so a
 //    misaligned data pointer (a storage offset) still gets aligned vectors;
+//    they bypass L1 and ask L2 for 256-byte lines (the input is read once);
 //  - kUnroll independent vector loads in flight per thread;
-//  - a grid of at most one full wave of resident blocks, each thread striding
-//    over the whole input;
+//  - a grid of at most one full wave of resident blocks (1024 threads, two
+//    per SM), each thread striding over the whole input;
 //  - one launch: the last block to retire sums the per-block partials in a
 //    fixed order. A zeroed per-stream retirement counter elects it; without
 //    one (during CUDA graph capture) a second one-block launch sums them.
@@ -18,18 +19,46 @@ namespace torch_reduce::cuda {
 namespace {
 
 constexpr int kVectorBytes = 16;
-constexpr int kUnroll = 4;
+constexpr int kUnroll = 2;
+// Hopper's limit; with it as a launch bound every block size gets a full SM.
+constexpr int kMaxThreadsPerSm = 2048;
 
 template <typename T, int kSize>
 struct alignas(sizeof(T) * kSize) AlignedVector {
   T values[kSize];
 };
 
+// A 16-byte load of data nothing writes during the kernel: skip L1, and let
+// L2 fetch 256-byte lines, which keeps more DRAM traffic in flight.
+template <typename Vector>
+__device__ __forceinline__ Vector load_streaming(const Vector* address) {
+  static_assert(sizeof(Vector) == kVectorBytes, "streaming loads are 16 bytes");
+  uint4 bits;
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+      : "l"(address));
+  Vector vector;
+  memcpy(&vector, &bits, sizeof(vector));
+  return vector;
+}
+
+template <bool kStreaming, typename Vector>
+__device__ __forceinline__ Vector load_vector(const Vector* address) {
+  if constexpr (kStreaming) {
+    return load_streaming(address);
+  } else {
+    return *address;
+  }
+}
+
 // This thread's share of input[0, numel): one of `num_threads` threads
 // striding over whole vectors, plus at most one head and one tail element.
-template <typename AccT, typename InT>
-__device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int64_t thread_index,
-                                           int64_t num_threads) {
+// kStreaming loads only suit data that this kernel does not write. The loop
+// walks a pointer and counts down, which keeps the kernel within the 32
+// registers that two 1024-thread blocks per SM allow.
+template <typename AccT, bool kStreaming, typename InT>
+__device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int thread_index,
+                                           int num_threads) {
   constexpr int kVec = kVectorBytes / sizeof(InT);
   using Vector = AlignedVector<InT, kVec>;
   const auto misalignment = reinterpret_cast<uintptr_t>(input) % kVectorBytes;
@@ -42,20 +71,22 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
   if (thread_index < head) sum += static_cast<AccT>(input[thread_index]);
   if (thread_index < numel - tail_begin) sum += static_cast<AccT>(input[tail_begin + thread_index]);
 
-  const Vector* vectors = reinterpret_cast<const Vector*>(input + head);
-  int64_t v = thread_index;
-  for (; v + (kUnroll - 1) * num_threads < num_vectors; v += kUnroll * num_threads) {
+  const Vector* next = reinterpret_cast<const Vector*>(input + head) + thread_index;
+  // Fits 32 bits: a tensor has fewer than 2^31 * num_threads vectors.
+  int remaining =
+      thread_index < num_vectors ? int(ceil_div(num_vectors - thread_index, num_threads)) : 0;
+  for (; remaining >= kUnroll; remaining -= kUnroll, next += int64_t(kUnroll) * num_threads) {
     Vector batch[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) batch[u] = vectors[v + u * num_threads];
+    for (int u = 0; u < kUnroll; ++u) batch[u] = load_vector<kStreaming>(next + u * num_threads);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
 #pragma unroll
       for (int e = 0; e < kVec; ++e) sum += static_cast<AccT>(batch[u].values[e]);
     }
   }
-  for (; v < num_vectors; v += num_threads) {
-    const Vector vector = vectors[v];
+  for (; remaining > 0; --remaining, next += num_threads) {
+    const Vector vector = load_vector<kStreaming>(next);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) sum += static_cast<AccT>(vector.values[e]);
   }
@@ -80,11 +111,11 @@ __device__ __forceinline__ AccT block_sum(AccT value) {
 }
 
 template <int kBlock, typename InT, typename AccT, typename OutT>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, kMaxThreadsPerSm / kBlock)
     sum_v7_kernel(const InT* input, int64_t numel, AccT* partials, OutT* result,
                   unsigned int* retirement_counter) {
-  const AccT block_total = block_sum<kBlock>(thread_sum<AccT>(
-      input, numel, int64_t(blockIdx.x) * kBlock + threadIdx.x, int64_t(gridDim.x) * kBlock));
+  const AccT block_total = block_sum<kBlock>(thread_sum<AccT, /*kStreaming=*/true>(
+      input, numel, blockIdx.x * kBlock + threadIdx.x, gridDim.x * kBlock));
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *result = static_cast<OutT>(block_total);
     return;
@@ -101,9 +132,10 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
   if (!is_last_block) return;
   __threadfence();
-  // Exactly what a one-block launch over the partials computes.
-  const AccT total = block_sum<kBlock>(
-      thread_sum<AccT>(static_cast<const AccT*>(partials), gridDim.x, threadIdx.x, kBlock));
+  // Exactly what a one-block launch over the partials computes (which loads
+  // them streaming: they come from the kernel before it).
+  const AccT total = block_sum<kBlock>(thread_sum<AccT, /*kStreaming=*/false>(
+      static_cast<const AccT*>(partials), gridDim.x, threadIdx.x, kBlock));
   if (threadIdx.x == 0) {
     *result = static_cast<OutT>(total);
     *retirement_counter = 0;  // ready for the next sum on this stream
