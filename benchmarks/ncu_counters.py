@@ -21,8 +21,11 @@ import sys
 from pathlib import Path
 
 KERNEL_PATTERN = re.compile(r"sum_v(\d)_kernel")
+# Executed SASS instructions per opcode, printed per instance as "OPCODE: count".
+PER_OPCODE = "sass__inst_executed_per_opcode"
+BARRIER_OPCODE = re.compile(r"\bBAR\w*\s*[:=]\s*([0-9][0-9,]*)")
 
-# (column title, metric name or a regex to find one in `ncu --query-metrics`, formatter)
+# (column title, metric, formatter)
 COUNTERS = [
     ("duration (us)", "gpu__time_duration.sum", lambda v: f"{v / 1e3:.1f}"),
     ("DRAM % of peak", "dram__throughput.avg.pct_of_peak_sustained_elapsed", lambda v: f"{v:.1f}"),
@@ -47,11 +50,8 @@ COUNTERS = [
         lambda v: f"{v:.1f}",
     ),
     ("warp instructions", "smsp__inst_executed.sum", lambda v: f"{v:,.0f}"),
-    (
-        "barriers executed",
-        re.compile(r"^smsp__\w*inst_executed_op_\w*bar\w*$"),
-        lambda v: f"{v:,.0f}",
-    ),
+    ("barriers executed", PER_OPCODE, lambda v: f"{v:,.0f}"),
+    ("barrier stall (warp-cycles)", "smsp__warps_issue_stalled_barrier.sum", lambda v: f"{v:,.0f}"),
     (
         "achieved occupancy %",
         "sm__warps_active.avg.pct_of_peak_sustained_active",
@@ -59,6 +59,7 @@ COUNTERS = [
     ),
     ("registers / thread", "launch__registers_per_thread", lambda v: f"{v:.0f}"),
 ]
+METRICS = [metric for _, metric, _ in COUNTERS]
 
 
 def run_target(numel: int) -> None:
@@ -75,26 +76,7 @@ def run_target(numel: int) -> None:
     torch.cuda.synchronize()
 
 
-def resolve_metric_names(ncu: str) -> list[str]:
-    """Fixed names as they are; regexes matched against what this ncu offers."""
-    wanted_patterns = [m for _, m, _ in COUNTERS if isinstance(m, re.Pattern)]
-    available: list[str] = []
-    if wanted_patterns:
-        query = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True)
-        available = [line.split()[0] for line in query.stdout.splitlines() if line.strip()]
-    names = []
-    for title, metric, _ in COUNTERS:
-        if isinstance(metric, str):
-            names.append(metric)
-            continue
-        matches = [name for name in available if metric.match(name)]
-        if not matches:
-            sys.exit(f"ncu offers no metric for '{title}' (looked for {metric.pattern})")
-        names.append(matches[0] + ".sum")
-    return names
-
-
-def profile(ncu: str, numel: int, metrics: list[str]) -> str:
+def profile(ncu: str, numel: int) -> str:
     command = [
         ncu,
         "--target-processes",
@@ -104,7 +86,9 @@ def profile(ncu: str, numel: int, metrics: list[str]) -> str:
         "--kernel-name",
         "regex:sum_v[0-9]_kernel",
         "--metrics",
-        ",".join(metrics),
+        ",".join(METRICS),
+        "--print-metric-instances",
+        "details",
         "--csv",
         "--page",
         "raw",
@@ -123,7 +107,15 @@ def profile(ncu: str, numel: int, metrics: list[str]) -> str:
     return completed.stdout
 
 
-def stage_one_rows(csv_text: str, metrics: list[str]) -> dict[int, dict[str, float]]:
+def metric_value(metric: str, text: str) -> float:
+    """A number, or for the per-opcode metric the count of BAR instructions
+    (warp-level barriers, __syncthreads) among its instances."""
+    if metric == PER_OPCODE:
+        return float(sum(int(count.replace(",", "")) for count in BARRIER_OPCODE.findall(text)))
+    return float(text.replace(",", ""))
+
+
+def stage_one_rows(csv_text: str) -> dict[int, dict[str, float]]:
     """The first launch of each version's kernel is its stage 1 (the later ones
     reduce partials)."""
     lines = [line for line in csv_text.splitlines() if line.startswith('"')]
@@ -134,12 +126,12 @@ def stage_one_rows(csv_text: str, metrics: list[str]) -> dict[int, dict[str, flo
         if not match or int(match.group(1)) in rows:
             continue
         rows[int(match.group(1))] = {
-            metric: float(row[metric].replace(",", "")) for metric in metrics
+            metric: metric_value(metric, row[metric]) for metric in METRICS
         }
     return rows
 
 
-def markdown_table(rows: dict[int, dict[str, float]], metrics: list[str], numel: int) -> str:
+def markdown_table(rows: dict[int, dict[str, float]], numel: int) -> str:
     titles = [title for title, _, _ in COUNTERS]
     formatters = [fmt for _, _, fmt in COUNTERS]
     lines = [
@@ -149,9 +141,9 @@ def markdown_table(rows: dict[int, dict[str, float]], metrics: list[str], numel:
         "|---|" + "---|" * len(titles),
     ]
     for version in sorted(rows):
-        cells = [fmt(rows[version][m]) for fmt, m in zip(formatters, metrics, strict=True)]
+        cells = [fmt(rows[version][m]) for fmt, m in zip(formatters, METRICS, strict=True)]
         lines.append(f"| v{version} | " + " | ".join(cells) + " |")
-    lines += ["", "Metrics: " + ", ".join(f"`{m}`" for m in metrics)]
+    lines += ["", "Metrics: " + ", ".join(f"`{m}`" for m in METRICS)]
     return "\n".join(lines) + "\n"
 
 
@@ -167,12 +159,13 @@ def main() -> None:
     ncu = shutil.which("ncu")
     if ncu is None:
         sys.exit("ncu (Nsight Compute) is not on PATH")
-    metrics = resolve_metric_names(ncu)
-    rows = stage_one_rows(profile(ncu, args.numel, metrics), metrics)
+    raw = profile(ncu, args.numel)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.with_suffix(".csv").write_text(raw)
+    rows = stage_one_rows(raw)
     if len(rows) != 8:
         sys.exit(f"expected the stage-1 kernels of v0..v7, found versions {sorted(rows)}")
-    table = markdown_table(rows, metrics, args.numel)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    table = markdown_table(rows, args.numel)
     args.out.write_text(table)
     print(table)
 
