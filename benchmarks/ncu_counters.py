@@ -45,6 +45,11 @@ COUNTERS = [
         lambda v: f"{v:.1f}",
     ),
     (
+        "predicated-on threads / warp instr",
+        "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+        lambda v: f"{v:.1f}",
+    ),
+    (
         "uniform branches %",
         "smsp__sass_average_branch_targets_threads_uniform.pct",
         lambda v: f"{v:.1f}",
@@ -109,10 +114,11 @@ def profile(ncu: str, numel: int) -> str:
 
 def metric_value(metric: str, text: str) -> float:
     """A number, or for the per-opcode metric the count of BAR instructions
-    (warp-level barriers, __syncthreads) among its instances."""
+    (__syncthreads) among its instances, which read "total (OPCODE: count; ...)"."""
     if metric == PER_OPCODE:
         return float(sum(int(count.replace(",", "")) for count in BARRIER_OPCODE.findall(text)))
-    return float(text.replace(",", ""))
+    # Instanced metrics read "total (instance: value; ...)".
+    return float(text.split(" (")[0].replace(",", ""))
 
 
 def stage_one_rows(csv_text: str) -> dict[int, dict[str, float]]:

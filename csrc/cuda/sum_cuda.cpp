@@ -44,15 +44,17 @@ int64_t max_resident_v7_blocks(c10::DeviceIndex device) {
 // owned by the stream: kernels on one stream run one after another, and each
 // v7 kernel consumes its partials and leaves the counter at zero before it
 // ends, so the next one finds the buffer ready. That saves an allocation and
-// a second launch per call. Allocated zeroed, once per stream and on that
-// stream (so the fill is ordered before the first kernel), and never freed,
-// like the streams of PyTorch's pool.
+// a second launch per call. Allocated once per stream and never freed, like
+// the streams of PyTorch's pool, with plain cudaMalloc: the caching allocator
+// would serve it from whatever private pool is active at that moment (a CUDA
+// graph's, during torch.compile's warm-up runs), and it outlives any pool.
+// Zeroed on the stream itself, so the fill is ordered before its first use.
 struct StreamWorkspace {
   unsigned int* retirement_counter;
   void* partials;  // max_resident_v7_blocks() elements of up to 8 bytes
 };
 
-StreamWorkspace stream_workspace(const at::Tensor& like, const c10::cuda::CUDAStream& stream) {
+StreamWorkspace stream_workspace(const c10::cuda::CUDAStream& stream) {
   constexpr int64_t kCounterBytes = 16;  // keeps the partials 16-byte aligned
   using Key = std::pair<c10::DeviceIndex, cudaStream_t>;
   // Keyed by device too: every device's default stream has the same handle.
@@ -62,15 +64,18 @@ StreamWorkspace stream_workspace(const at::Tensor& like, const c10::cuda::CUDASt
   thread_local uint8_t* last_base = nullptr;
   if (key != last_key) {
     static std::mutex mutex;
-    static auto* buffers = new std::map<Key, at::Tensor>();
+    static auto* buffers = new std::map<Key, uint8_t*>();
     const std::lock_guard<std::mutex> lock(mutex);
-    auto [entry, inserted] = buffers->try_emplace(key);
+    auto [entry, inserted] = buffers->try_emplace(key, nullptr);
     if (inserted) {
       const int64_t bytes = kCounterBytes + 8 * max_resident_v7_blocks(stream.device_index());
-      entry->second = at::zeros({bytes}, like.options().dtype(at::kByte));
+      void* buffer = nullptr;
+      C10_CUDA_CHECK(cudaMalloc(&buffer, bytes));
+      C10_CUDA_CHECK(cudaMemsetAsync(buffer, 0, bytes, stream.stream()));
+      entry->second = static_cast<uint8_t*>(buffer);
     }
     last_key = key;
-    last_base = entry->second.mutable_data_ptr<uint8_t>();
+    last_base = entry->second;
   }
   return {reinterpret_cast<unsigned int*>(last_base), last_base + kCounterBytes};
 }
@@ -126,7 +131,7 @@ at::Tensor sum_cuda(const at::Tensor& self) {
     at::Tensor workspace;
     if (kVersion == 7 &&
         c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None) {
-      const StreamWorkspace buffers = stream_workspace(input, stream);
+      const StreamWorkspace buffers = stream_workspace(stream);
       args.workspace = static_cast<AccT*>(buffers.partials);
       args.retirement_counter = buffers.retirement_counter;
     } else {
