@@ -44,6 +44,7 @@ import torch
 import torch.utils.benchmark as benchmark
 
 import torch_reduce
+from torch_reduce.testing import sum_error_bound
 
 NO_CUDA_MESSAGE = "no CUDA device: run with --device cpu to benchmark the CPU implementation"
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "latest"
@@ -272,9 +273,9 @@ def float64_sums(x: torch.Tensor) -> tuple[float, float]:
 def check_result(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> str | None:
     """None if fn(x) matches the reference, else what went wrong.
 
-    Floats may differ from the float64 sum by what a tree sum in the accumulation
-    type can lose, or by twice what torch.sum loses on the same data, plus the
-    rounding of the output dtype. Integers must be exact.
+    Floats may differ from the float64 sum by torch_reduce.testing's bound (what
+    a tree sum in the accumulation type can lose, or twice what torch.sum loses,
+    plus the output's rounding). Integers must be exact.
     """
     try:
         result = fn(x)
@@ -288,10 +289,8 @@ def check_result(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) ->
         got, want = result.item(), expected.item()
         return None if got == want else f"{got} != {want} (integers must be exact)"
     reference, abs_sum = float64_sums(x)
-    accumulate = torch.float64 if x.dtype == torch.float64 else torch.float32
-    tree_bound = 2 * torch.finfo(accumulate).eps * math.log2(max(x.numel(), 2)) * abs_sum
     torch_error = abs(expected.double().item() - reference)
-    tolerance = max(tree_bound, 2 * torch_error) + torch.finfo(x.dtype).eps * abs(reference)
+    tolerance = sum_error_bound(x.dtype, x.numel(), abs_sum, reference, torch_error)
     value = result.double().item()
     error = abs(value - reference)
     if error <= tolerance:

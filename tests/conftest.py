@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import torch_reduce
+from torch_reduce.testing import sum_error_bound
 
 HAS_CUDA = torch.cuda.is_available()
 if os.environ.get("TORCH_REDUCE_REQUIRE_CUDA") == "1" and not HAS_CUDA:
@@ -68,12 +69,8 @@ def assert_close_to_reference(result, x, message=""):
         assert result.item() == reference.item(), message
         return
     value = result.double().item()
-    accumulate = torch.float64 if x.dtype == torch.float64 else torch.float32
-    n = max(x.numel(), 2)
     abs_sum = x.cpu().double().abs().sum().item()
-    tree_bound = 2 * torch.finfo(accumulate).eps * n.bit_length() * abs_sum
     torch_error = abs(torch.sum(x).double().item() - reference.item())
-    output_rounding = torch.finfo(x.dtype).eps * abs(reference.item())
-    tolerance = max(tree_bound, 2 * torch_error) + output_rounding
+    tolerance = sum_error_bound(x.dtype, x.numel(), abs_sum, reference.item(), torch_error)
     error = abs(value - reference.item())
     assert error <= tolerance, f"{message} |{value} - {reference.item()}| = {error} > {tolerance}"

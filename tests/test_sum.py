@@ -27,6 +27,21 @@ def test_matches_reference(device, version, dtype, numel, seed):
     assert_close_to_reference(op(version)(x), x, f"seed={seed}")
 
 
+@pytest.mark.parametrize("numel", SIZES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("device", DEVICES)
+def test_integer_valued_floats_sum_exactly(device, version, dtype, numel, seed):
+    """Small integers in floating point add without rounding while every partial
+    sum stays below 2^24 (float32 accumulation), so the result must be the exact
+    sum rounded once to the output dtype: one element dropped or read twice shows,
+    at any size, where the error bound of the random-data test is too loose to."""
+    values = torch.randint(-8, 9, (numel,), device=device)
+    x = values.to(dtype)
+    expected = torch.tensor(values.sum().item(), dtype=torch.float64).to(dtype)
+    assert op(version)(x).cpu() == expected, f"seed={seed}"
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("device", DEVICES)

@@ -4,6 +4,8 @@ Importing the package registers ``torch.ops.reduce_opt.sum_v0`` ..
 ``sum_v7``; ``sum_v7`` is the production drop-in for ``torch.sum(t)``.
 """
 
+import torch  # noqa: F401  (loads libtorch, which _C links against)
+
 from torch_reduce import _C  # noqa: F401  (loading the library registers the ops)
 from torch_reduce._ops import SUPPORTED_DTYPES, VERSIONS, Version, result_dtype, sum  # noqa: A004
 
