@@ -16,7 +16,7 @@ C10_HOST_DEVICE constexpr int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-// Every version uses this many threads per block, as the seeds do.
+// v0–v6 use this many threads per block, as the seeds do.
 constexpr int kBlockSize = 256;
 
 // v0–v2 reduce one element per thread and block; v3–v5 add two during the load.
