@@ -16,8 +16,14 @@ PyObject* PyInit__C(void) {
 }
 
 TORCH_LIBRARY(reduce_opt, m) {
-  for (int version = 0; version < torch_reduce::kNumVersions; ++version) {
+  // v0..v6 are the classic kernels: a full sum, nothing else.
+  for (int version = 0; version < torch_reduce::kNumVersions - 1; ++version) {
     const std::string schema = "sum_v" + std::to_string(version) + "(Tensor self) -> Tensor";
     m.def(schema.c_str());
   }
+  // v7, the production op, takes what torch.sum takes, with ATen's schemas.
+  m.def("sum_v7(Tensor self, *, ScalarType? dtype=None) -> Tensor");
+  m.def(
+      "sum_v7.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+      "ScalarType? dtype=None) -> Tensor");
 }

@@ -29,6 +29,30 @@ struct TypeTag {
   using type = T;
 };
 
+inline bool is_supported_dtype(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kFloat:
+    case at::kDouble:
+    case at::kHalf:
+    case at::kBFloat16:
+    case at::kByte:
+    case at::kChar:
+    case at::kShort:
+    case at::kInt:
+    case at::kLong:
+    case at::kBool: return true;
+    default: return false;
+  }
+}
+
+// NotImplementedError, the type torch.sum raises for a dtype it has no kernel for.
+inline void check_supported_dtype(at::ScalarType dtype, const std::string& op,
+                                  const char* which = "dtype") {
+  TORCH_CHECK_NOT_IMPLEMENTED(is_supported_dtype(dtype), op, ": unsupported ", which, " ", dtype,
+                              "; supported are float32, float64, float16, bfloat16, uint8, int8, "
+                              "int16, int32, int64 and bool");
+}
+
 // Calls `fn(TypeTag<InT>{})` with the C++ type of `dtype`: the one place where
 // the runtime dtype becomes a compile-time type.
 template <typename Fn>
@@ -44,10 +68,7 @@ void dispatch_input_dtype(at::ScalarType dtype, const std::string& op, Fn&& fn) 
     case at::kInt: return fn(TypeTag<int32_t>{});
     case at::kLong: return fn(TypeTag<int64_t>{});
     case at::kBool: return fn(TypeTag<bool>{});
-    default:
-      TORCH_CHECK(false, op, ": unsupported dtype ", dtype,
-                  "; supported are float32, float64, float16, bfloat16, uint8, int8, int16, "
-                  "int32, int64 and bool");
+    default: check_supported_dtype(dtype, op);
   }
 }
 

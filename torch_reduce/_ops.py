@@ -1,5 +1,6 @@
 """Python side of the reduce_opt ops: version table, fake kernels, convenience."""
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import torch
@@ -38,9 +39,42 @@ SUPPORTED_DTYPES = frozenset(
 )
 
 
-def result_dtype(dtype: torch.dtype) -> torch.dtype:
-    """The dtype torch.sum gives: integers and bool sum to int64."""
+def result_dtype(dtype: torch.dtype, requested: torch.dtype | None = None) -> torch.dtype:
+    """The dtype torch.sum gives: ``requested`` when given, else int64 for integers and bool."""
+    if requested is not None:
+        return requested
     return dtype if dtype.is_floating_point else torch.int64
+
+
+def _checked_result_dtype(
+    name: str, dtype: torch.dtype, requested: torch.dtype | None
+) -> torch.dtype:
+    """result_dtype, with the kernels' errors (NotImplementedError, like torch.sum's)."""
+    if dtype not in SUPPORTED_DTYPES:
+        raise NotImplementedError(f"{name}: unsupported dtype {dtype}")
+    if requested is not None and requested not in SUPPORTED_DTYPES:
+        raise NotImplementedError(f"{name}: unsupported requested dtype {requested}")
+    return result_dtype(dtype, requested)
+
+
+def _reduced_dims(ndim: int, dim: Sequence[int] | None, name: str) -> list[int]:
+    """The dims of an ``ndim``-dim tensor that torch.sum(t, dim) reduces, in increasing
+    order: None or [] reduce all; a 0-dim tensor takes 0 and -1 and reduces nothing."""
+    if dim is None or len(dim) == 0:
+        return list(range(ndim))
+    addressable = max(ndim, 1)
+    reduced: set[int] = set()
+    for requested in dim:
+        if not -addressable <= requested < addressable:
+            raise IndexError(
+                f"{name}: dimension out of range (expected to be in range of "
+                f"[{-addressable}, {addressable - 1}], but got {requested})"
+            )
+        wrapped = requested % addressable
+        if wrapped in reduced:
+            raise RuntimeError(f"{name}: dim {wrapped} appears multiple times in the list of dims")
+        reduced.add(wrapped)
+    return sorted(reduced) if ndim > 0 else []
 
 
 def _register_fake(version: int) -> None:
@@ -48,21 +82,59 @@ def _register_fake(version: int) -> None:
 
     @torch.library.register_fake(name)
     def _(self: torch.Tensor) -> torch.Tensor:
-        torch._check(
-            self.dtype in SUPPORTED_DTYPES, lambda: f"{name}: unsupported dtype {self.dtype}"
-        )
-        return self.new_empty((), dtype=result_dtype(self.dtype))
+        return self.new_empty((), dtype=_checked_result_dtype(name, self.dtype, None))
 
 
-for _version in VERSIONS:
+for _version in VERSIONS[:-1]:
     _register_fake(_version.number)
 
+_V7 = "reduce_opt::sum_v7"
 
-def sum(t: torch.Tensor, version: int = 7) -> torch.Tensor:  # noqa: A001 - mirrors torch.sum
-    """Sum of all elements of ``t`` as a 0-dim tensor, like ``torch.sum(t)``.
 
-    ``version`` picks the kernel (see ``VERSIONS``); 7 is the production one.
+@torch.library.register_fake(_V7)
+def _(self: torch.Tensor, *, dtype: torch.dtype | None = None) -> torch.Tensor:
+    return self.new_empty((), dtype=_checked_result_dtype(_V7, self.dtype, dtype))
+
+
+@torch.library.register_fake(f"{_V7}.dim_IntList")
+def _(
+    self: torch.Tensor,
+    dim: Sequence[int] | None,
+    keepdim: bool = False,
+    *,
+    dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    out_dtype = _checked_result_dtype(_V7, self.dtype, dtype)
+    reduced = set(_reduced_dims(self.dim(), dim, _V7))
+    sizes = [
+        1 if d in reduced else size
+        for d, size in enumerate(self.shape)
+        if keepdim or d not in reduced
+    ]
+    return self.new_empty(sizes, dtype=out_dtype)
+
+
+def sum(  # noqa: A001 - mirrors torch.sum
+    t: torch.Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: torch.dtype | None = None,
+    version: int = 7,
+) -> torch.Tensor:
+    """``torch.sum(t, dim, keepdim, dtype=dtype)`` with the version's kernel.
+
+    ``version`` picks the kernel (see ``VERSIONS``); 7 is the production one and the
+    only one that takes ``dim``, ``keepdim`` and ``dtype``; v0..v6 sum the whole tensor.
     """
     if not 0 <= version < len(VERSIONS):
         raise ValueError(f"version must be in 0..{len(VERSIONS) - 1}, got {version}")
-    return getattr(torch.ops.reduce_opt, f"sum_v{version}")(t)
+    if version != 7:
+        if dim is not None or keepdim or dtype is not None:
+            raise ValueError(
+                f"dim, keepdim and dtype need version 7; sum_v{version} sums the whole tensor"
+            )
+        return getattr(torch.ops.reduce_opt, f"sum_v{version}")(t)
+    if dim is None and not keepdim:
+        return torch.ops.reduce_opt.sum_v7(t, dtype=dtype)
+    return torch.ops.reduce_opt.sum_v7.dim_IntList(t, dim, keepdim, dtype=dtype)

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <c10/core/Device.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAMacros.h>
+#include <cuda_runtime_api.h>
 
 #include <array>
 #include <atomic>
@@ -28,5 +30,14 @@ class PerDeviceCache {
  private:
   std::array<std::atomic<int>, C10_COMPILE_TIME_MAX_GPUS> values_{};
 };
+
+inline int multiprocessor_count(c10::DeviceIndex device) {
+  static PerDeviceCache cache;
+  return cache.get(device, [&] {
+    int count = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    return count;
+  });
+}
 
 }  // namespace torch_reduce::cuda

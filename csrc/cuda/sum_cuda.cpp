@@ -1,5 +1,6 @@
-// The host dispatcher for the CUDA ops: validate, pick the stream, allocate,
-// hand the pointers to the version's launcher.
+// The host dispatcher for v0..v6 on CUDA: validate, pick the stream, allocate,
+// hand the pointers to the version's launcher. sum_v7 has its own host side
+// (v7/sum_v7.cpp).
 #include <ATen/core/Tensor.h>
 #include <ATen/cuda/EmptyTensor.h>
 #include <ATen/ops/zeros.h>
@@ -8,9 +9,6 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "../sum_common.h"
 #include "device_cache.h"
@@ -18,67 +16,6 @@
 
 namespace torch_reduce::cuda {
 namespace {
-
-int device_attribute(cudaDeviceAttr attribute, c10::DeviceIndex device) {
-  int value = 0;
-  C10_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
-  return value;
-}
-
-int sm_count(c10::DeviceIndex device) {
-  static PerDeviceCache cache;
-  return cache.get(device,
-                   [&] { return device_attribute(cudaDevAttrMultiProcessorCount, device); });
-}
-
-// The most v7 blocks that can be resident at once: a bound on its grid.
-int64_t max_resident_v7_blocks(c10::DeviceIndex device) {
-  static PerDeviceCache cache;
-  return cache.get(device, [&] {
-    return sm_count(device) *
-           (device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor, device) / kV7BlockSize);
-  });
-}
-
-// v7's eager path keeps its partials and its retirement counter in a buffer
-// owned by the stream: kernels on one stream run one after another, and each
-// v7 kernel consumes its partials and leaves the counter at zero before it
-// ends, so the next one finds the buffer ready. That saves an allocation and
-// a second launch per call. Allocated once per stream and never freed, like
-// the streams of PyTorch's pool, with plain cudaMalloc: the caching allocator
-// would serve it from whatever private pool is active at that moment (a CUDA
-// graph's, during torch.compile's warm-up runs), and it outlives any pool.
-// Zeroed on the stream itself, so the fill is ordered before its first use.
-struct StreamWorkspace {
-  unsigned int* retirement_counter;
-  void* partials;  // max_resident_v7_blocks() elements of up to 8 bytes
-};
-
-StreamWorkspace stream_workspace(const c10::cuda::CUDAStream& stream) {
-  constexpr int64_t kCounterBytes = 16;  // keeps the partials 16-byte aligned
-  using Key = std::pair<c10::DeviceIndex, cudaStream_t>;
-  // Keyed by device too: every device's default stream has the same handle.
-  const Key key{stream.device_index(), stream.stream()};
-  // Most calls come from the thread and stream of the call before.
-  thread_local Key last_key{-1, nullptr};
-  thread_local uint8_t* last_base = nullptr;
-  if (key != last_key) {
-    static std::mutex mutex;
-    static auto* buffers = new std::map<Key, uint8_t*>();
-    const std::lock_guard<std::mutex> lock(mutex);
-    auto [entry, inserted] = buffers->try_emplace(key, nullptr);
-    if (inserted) {
-      const int64_t bytes = kCounterBytes + 8 * max_resident_v7_blocks(stream.device_index());
-      void* buffer = nullptr;
-      C10_CUDA_CHECK(cudaMalloc(&buffer, bytes));
-      C10_CUDA_CHECK(cudaMemsetAsync(buffer, 0, bytes, stream.stream()));
-      entry->second = static_cast<uint8_t*>(buffer);
-    }
-    last_key = key;
-    last_base = entry->second;
-  }
-  return {reinterpret_cast<unsigned int*>(last_base), last_base + kCounterBytes};
-}
 
 template <typename InT>
 void launch_version(int version, const SumArgs<InT>& args) {
@@ -90,7 +27,6 @@ void launch_version(int version, const SumArgs<InT>& args) {
     case 4: return sum_v4(args);
     case 5: return sum_v5(args);
     case 6: return sum_v6(args);
-    case 7: return sum_v7(args);
   }
 }
 
@@ -116,30 +52,16 @@ at::Tensor sum_cuda(const at::Tensor& self) {
     // empty_cuda skips the dispatcher: this op's host cost is mostly overhead.
     result = at::detail::empty_cuda({}, out_dtype, self.device(), std::nullopt);
 
+    const at::Tensor workspace = at::detail::empty_cuda(
+        {workspace_elements(kVersion, input.numel())}, c10::CppTypeToScalarType<AccT>::value,
+        self.device(), std::nullopt);
     SumArgs<InT> args{input.const_data_ptr<InT>(),
                       input.numel(),
                       result.mutable_data_ptr<result_t<InT>>(),
-                      nullptr,
-                      workspace_elements(kVersion, input.numel(), max_resident_v7_blocks(device)),
-                      nullptr,
+                      workspace.mutable_data_ptr<AccT>(),
                       device,
-                      sm_count(device),
+                      multiprocessor_count(device),
                       stream.stream()};
-    // A graph must not share the stream's buffer with later work on the
-    // capture stream, so under capture v7 takes its own partials and finishes
-    // in a second launch.
-    at::Tensor workspace;
-    if (kVersion == 7 &&
-        c10::cuda::currentStreamCaptureStatusMayInitCtx() == c10::cuda::CaptureStatus::None) {
-      const StreamWorkspace buffers = stream_workspace(stream);
-      args.workspace = static_cast<AccT*>(buffers.partials);
-      args.retirement_counter = buffers.retirement_counter;
-    } else {
-      workspace =
-          at::detail::empty_cuda({args.workspace_elements}, c10::CppTypeToScalarType<AccT>::value,
-                                 self.device(), std::nullopt);
-      args.workspace = workspace.mutable_data_ptr<AccT>();
-    }
     launch_version(kVersion, args);
   });
   return result;
@@ -155,7 +77,6 @@ TORCH_LIBRARY_IMPL(reduce_opt, CUDA, m) {
   m.impl("sum_v4", &sum_cuda<4>);
   m.impl("sum_v5", &sum_cuda<5>);
   m.impl("sum_v6", &sum_cuda<6>);
-  m.impl("sum_v7", &sum_cuda<7>);
 }
 
 }  // namespace torch_reduce::cuda

@@ -27,18 +27,15 @@ constexpr int64_t tile_elements(int version) {
 // v6 splits the input over at most this many blocks, as its seed does (block_num = 1024).
 constexpr int64_t kV6MaxBlocks = 1024;
 
-// v7 gives each block this many threads.
-constexpr int kV7BlockSize = 1024;
-
 // Partial sums (accumulator elements) a version needs for `numel` elements.
-// v0–v5 keep two levels of partials (see reduce_in_passes); v6 and v7 one per
-// block of their bounded grid, v7's bound being a full load of resident blocks.
-constexpr int64_t workspace_elements(int version, int64_t numel, int64_t max_resident_blocks) {
+// v0–v5 keep two levels of partials (see reduce_in_passes); v6 one per block
+// of its bounded grid.
+constexpr int64_t workspace_elements(int version, int64_t numel) {
   if (version <= 5) {
     const int64_t first_level = ceil_div(numel, tile_elements(version));
     return first_level + ceil_div(first_level, tile_elements(version));
   }
-  return version == 6 ? kV6MaxBlocks : max_resident_blocks;
+  return kV6MaxBlocks;
 }
 
 // One sum: `numel` elements of `input` into `*result`, on `stream`.
@@ -48,10 +45,6 @@ struct SumArgs {
   int64_t numel;          // at least 1
   result_t<InT>* result;  // one element of device memory
   acc_t<InT>* workspace;  // partial sums, sized by the dispatcher for the version
-  int64_t workspace_elements;
-  // v7 only: a zeroed counter owned by `stream`, or nullptr to finish in a
-  // second launch instead of in the last block of the first.
-  unsigned int* retirement_counter;
   int device;
   int sm_count;
   cudaStream_t stream;
@@ -71,8 +64,6 @@ template <typename InT>
 void sum_v5(const SumArgs<InT>& args);
 template <typename InT>
 void sum_v6(const SumArgs<InT>& args);
-template <typename InT>
-void sum_v7(const SumArgs<InT>& args);
 
 }  // namespace torch_reduce::cuda
 

@@ -1,0 +1,127 @@
+// sum_v7 over contiguous memory (and any dense layout, whose storage span is
+// contiguous): many elements per thread, warp-shuffle block sums (seed 003,
+// "Reduce_v7_shuffle"), 16-byte loads with a scalar head and tail for
+// misaligned pointers, and one launch. Three launch shapes by size, from the
+// graph-mode sweep in benchmarks/NOTES.md:
+//  - one block when its threads cover the input in a couple of load rounds:
+//    no second stage at all;
+//  - mid sizes: just enough 512-thread blocks that each thread has one
+//    round of loads in flight, finished by the last block to arrive;
+//  - large sizes: one wave of 1024-thread blocks striding over everything.
+#include <c10/cuda/CUDAException.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include "launch_policy.h"
+#include "loads.cuh"
+#include "problem.h"
+#include "reduce.cuh"
+
+namespace torch_reduce::cuda::v7 {
+namespace {
+
+// This thread's share of input[0, numel): one of `num_threads` threads
+// striding over whole vectors with kUnroll loads in flight, plus at most one
+// head and one tail element.
+template <typename AccT, int kUnroll, typename InT>
+__device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int64_t thread_index,
+                                           int64_t num_threads) {
+  constexpr int kVec = kElementsPerVector<InT>;
+  const auto misalignment = reinterpret_cast<uintptr_t>(input) % kVectorBytes;
+  const int64_t head =
+      misalignment == 0 ? 0 : std::min<int64_t>(numel, (kVectorBytes - misalignment) / sizeof(InT));
+  const int64_t num_vectors = (numel - head) / kVec;
+  const int64_t tail_begin = head + num_vectors * kVec;
+
+  AccT sum = AccT(0);
+  if (thread_index < head) sum += static_cast<AccT>(input[thread_index]);
+  if (thread_index < numel - tail_begin) sum += static_cast<AccT>(input[tail_begin + thread_index]);
+
+  const Vector<InT>* next = reinterpret_cast<const Vector<InT>*>(input + head) + thread_index;
+  // Fits 32 bits: a tensor has fewer than 2^31 * num_threads vectors. A
+  // pointer walk and a count-down keep the 1024-thread shape in 32 registers.
+  int remaining =
+      thread_index < num_vectors ? int(ceil_div(num_vectors - thread_index, num_threads)) : 0;
+  for (; remaining >= kUnroll; remaining -= kUnroll, next += kUnroll * num_threads) {
+    Vector<InT> batch[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) batch[u] = load_streaming(next + u * num_threads);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) sum += vector_sum<AccT>(batch[u]);
+  }
+  for (; remaining > 0; --remaining, next += num_threads) {
+    sum += vector_sum<AccT>(load_streaming(next));
+  }
+  return sum;
+}
+
+template <int kBlock, int kUnroll, typename InT, typename OutT>
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock>())
+    contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
+                          unsigned int* counter) {
+  using AccT = acc_t<InT>;
+  const AccT block_total = block_sum<kBlock>(thread_sum<AccT, kUnroll>(
+      problem.input, problem.numel, int64_t(blockIdx.x) * kBlock + threadIdx.x,
+      int64_t(gridDim.x) * kBlock));
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *problem.result = static_cast<OutT>(block_total);
+    return;
+  }
+  // Thread 0 writes the partial and takes the ticket: its acq_rel ticket
+  // publishes the partial.
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
+  finish_in_last_block<kBlock>(static_cast<const AccT*>(partials), 1, gridDim.x, problem.result,
+                               counter);
+}
+
+// One block, and the mid sizes' blocks: 512 threads, 4 loads in flight each.
+constexpr int kSmallBlock = 512;
+constexpr int kSmallUnroll = 4;
+// Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills).
+constexpr int kLargeBlock = 1024;
+constexpr int kLargeUnroll = 2;
+// The one-block shape covers up to this many rounds of loads.
+constexpr int64_t kOneBlockRounds = 2;
+
+template <int kBlock, int kUnroll, typename InT, typename OutT>
+void launch_shape(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                  const LaunchContext& context, int64_t blocks) {
+  using AccT = acc_t<InT>;
+  contiguous_sum_kernel<kBlock, kUnroll>
+      <<<blocks, kBlock, 0, context.stream>>>(problem, finish.partials, finish.counter);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  if (blocks > 1 && finish.counter == nullptr) {
+    sum_partials_kernel<kBlock, AccT, OutT>
+        <<<1, kBlock, 0, context.stream>>>(finish.partials, 1, blocks, problem.result);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  }
+}
+
+}  // namespace
+
+template <typename InT, typename OutT>
+void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
+                           const Finish<acc_t<InT>>& finish, const LaunchContext& context) {
+  const int64_t vectors = ceil_div(problem.numel, kElementsPerVector<InT>);
+  const int64_t small_rounds = ceil_div(vectors, int64_t(kSmallBlock) * kSmallUnroll);
+  if (small_rounds <= kOneBlockRounds) {
+    return launch_shape<kSmallBlock, kSmallUnroll>(problem, finish, context, 1);
+  }
+  const int64_t small_wave = one_wave(contiguous_sum_kernel<kSmallBlock, kSmallUnroll, InT, OutT>,
+                                      kSmallBlock, context.device, context.sm_count);
+  if (small_rounds < small_wave) {
+    return launch_shape<kSmallBlock, kSmallUnroll>(problem, finish, context, small_rounds);
+  }
+  const int64_t large_wave = one_wave(contiguous_sum_kernel<kLargeBlock, kLargeUnroll, InT, OutT>,
+                                      kLargeBlock, context.device, context.sm_count);
+  launch_shape<kLargeBlock, kLargeUnroll>(problem, finish, context,
+                                          std::min(large_wave, finish.partials_capacity));
+}
+
+#define INSTANTIATE(InT, OutT)                                                 \
+  template void launch_contiguous_sum<InT, OutT>(                              \
+      const ContiguousProblem<InT, OutT>&, const Finish<acc_t<InT>>&, const LaunchContext&);
+TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
+#undef INSTANTIATE
+
+}  // namespace torch_reduce::cuda::v7

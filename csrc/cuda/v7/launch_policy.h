@@ -1,0 +1,41 @@
+// Launch shapes for sum_v7, derived from the device (multiprocessor count,
+// and resident blocks per multiprocessor from the occupancy API, which
+// accounts for threads, registers and shared memory of the target), not
+// from one GPU's constants. Host code; the kernel files include it.
+#pragma once
+
+#include <c10/cuda/CUDAException.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "../device_cache.h"
+#include "../sum_launchers.h"
+
+namespace torch_reduce::cuda::v7 {
+
+// Blocks of `kernel` (with `block` threads) resident at once on the whole
+// device: one wave. Asked once per device and kernel instantiation.
+template <typename Kernel>
+int64_t one_wave(Kernel kernel, int block, int device, int sm_count) {
+  static PerDeviceCache cache;
+  const int per_sm = cache.get(device, [&] {
+    int blocks = 0;
+    C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
+    return std::max(blocks, 1);
+  });
+  return int64_t(per_sm) * sm_count;
+}
+
+// How many blocks share one output's work: enough that `outputs * splits`
+// blocks fill one wave, but no more than there is work for, and not so many
+// that the final pass over `outputs * splits` partials dominates.
+inline int64_t split_count(int64_t outputs, int64_t work_per_output, int64_t wave,
+                           int64_t max_splits) {
+  if (outputs >= wave) return 1;
+  return std::clamp<int64_t>(ceil_div(wave, outputs), 1,
+                             std::min(work_per_output, max_splits));
+}
+
+}  // namespace torch_reduce::cuda::v7

@@ -1,0 +1,101 @@
+#include "layout.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace torch_reduce::cuda::v7 {
+namespace {
+
+// The dims of `input` that `select` picks, outermost in memory first: by
+// decreasing stride, with broadcast (stride 0) dims outermost so that the
+// innermost dim is a real one. Ties keep their logical order.
+c10::SmallVector<int64_t, 8> memory_order(const at::Tensor& input, const std::bitset<64>& mask,
+                                          bool select) {
+  c10::SmallVector<int64_t, 8> dims;
+  for (int64_t d = 0; d < input.dim(); ++d) {
+    if (mask.test(d) == select) dims.push_back(d);
+  }
+  const auto strides = input.strides();
+  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
+    if ((strides[a] == 0) != (strides[b] == 0)) return strides[a] == 0;
+    return strides[a] > strides[b];
+  });
+  return dims;
+}
+
+// `dims` (outermost first) without size-1 dims, neighbours merged where the
+// outer one steps over exactly the inner one. A sum visits the same elements
+// either way; fewer dims mean fewer divisions per offset.
+std::optional<StridedIndex> coalesce(const at::Tensor& input,
+                                     const c10::SmallVector<int64_t, 8>& dims) {
+  StridedIndex index;
+  for (const int64_t d : dims) {
+    const int64_t size = input.size(d);
+    const int64_t stride = input.stride(d);
+    if (size == 1) continue;
+    if (index.ndim > 0 && index.strides[index.ndim - 1] == size * stride) {
+      index.sizes[index.ndim - 1] *= size;
+      index.strides[index.ndim - 1] = stride;
+      continue;
+    }
+    if (index.ndim == kMaxDims) return std::nullopt;
+    index.sizes[index.ndim] = size;
+    index.strides[index.ndim] = stride;
+    ++index.ndim;
+  }
+  return index;
+}
+
+// `index` less its innermost dim, which is returned through size and stride.
+StridedIndex split_innermost(StridedIndex index, int64_t& size, int64_t& stride) {
+  size = 1;
+  stride = 1;
+  if (index.ndim > 0) {
+    --index.ndim;
+    size = index.sizes[index.ndim];
+    stride = index.strides[index.ndim];
+  }
+  return index;
+}
+
+}  // namespace
+
+std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
+                                            const std::bitset<64>& reduced_mask) {
+  ReductionPlan plan{};
+  plan.kept_order = memory_order(input, reduced_mask, /*select=*/false);
+  auto kept = coalesce(input, plan.kept_order);
+  auto reduced = coalesce(input, memory_order(input, reduced_mask, /*select=*/true));
+  if (!kept || !reduced) return std::nullopt;
+  plan.numel = input.numel();
+
+  const bool dense_span =
+      reduced->ndim == 0 || (reduced->ndim == 1 && reduced->strides[0] == 1);
+  if (kept->ndim == 0 && dense_span) {
+    plan.kind = ReductionClass::kContiguous;
+    return plan;
+  }
+  int64_t row_length = 0;
+  int64_t inner_stride = 0;
+  StridedIndex outer_reduced = split_innermost(*reduced, row_length, inner_stride);
+  int64_t inner_outputs = 0;
+  int64_t kept_inner_stride = 0;
+  StridedIndex outer_kept = split_innermost(*kept, inner_outputs, kept_inner_stride);
+  // Columns when the kept side, not the reduced one, is contiguous and wide
+  // enough to give each lane of a warp its own output.
+  if (inner_stride != 1 && kept_inner_stride == 1 && inner_outputs >= 32) {
+    plan.kind = ReductionClass::kColumns;
+    plan.kept = outer_kept;
+    plan.inner_outputs = inner_outputs;
+    plan.reduced = *reduced;
+    return plan;
+  }
+  plan.kind = ReductionClass::kRows;
+  plan.kept = *kept;
+  plan.reduced = outer_reduced;
+  plan.row_length = row_length;
+  plan.inner_stride = inner_stride;
+  return plan;
+}
+
+}  // namespace torch_reduce::cuda::v7

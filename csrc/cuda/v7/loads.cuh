@@ -1,0 +1,86 @@
+// Global loads for sum_v7, and the per-architecture facts its launch bounds
+// need. Everything that depends on __CUDA_ARCH__ lives here.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace torch_reduce::cuda::v7 {
+
+constexpr int kVectorBytes = 16;
+
+template <typename T, int kSize>
+struct alignas(sizeof(T) * kSize) AlignedVector {
+  T values[kSize];
+};
+
+template <typename T>
+using Vector = AlignedVector<T, kVectorBytes / sizeof(T)>;
+
+template <typename T>
+constexpr int kElementsPerVector = kVectorBytes / sizeof(T);
+
+// Resident threads per multiprocessor of the architecture being compiled, so
+// that __launch_bounds__ asks for as many blocks as the target can hold
+// (Turing 1024; Ampere GA10x, Ada and consumer Blackwell 1536; A100, Hopper
+// and data-centre Blackwell 2048).
+constexpr int max_threads_per_sm() {
+#if !defined(__CUDA_ARCH__)
+  return 2048;
+#elif __CUDA_ARCH__ == 750
+  return 1024;
+#elif __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+    __CUDA_ARCH__ >= 1200
+  return 1536;
+#else
+  return 2048;
+#endif
+}
+
+// Blocks per multiprocessor to ask __launch_bounds__ for: as many as the
+// target holds, or fewer where each thread needs more than the resulting
+// register budget (every target has 64K registers per multiprocessor).
+template <int kBlock, int kRegistersPerThread = 32>
+constexpr int min_blocks_per_sm() {
+  constexpr int by_threads = max_threads_per_sm() / kBlock;
+  constexpr int by_registers = 65536 / (kRegistersPerThread * kBlock);
+  constexpr int blocks = by_threads < by_registers ? by_threads : by_registers;
+  return blocks > 0 ? blocks : 1;
+}
+
+// A 16-byte load of data nothing writes during the kernel. It bypasses L1
+// (the input is read once) and, from Ampere on, asks L2 for 256-byte lines,
+// which keeps more DRAM traffic in flight. Turing has no such hints.
+template <typename T>
+__device__ __forceinline__ Vector<T> load_streaming(const Vector<T>* address) {
+  uint4 bits;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+      : "l"(address));
+#else
+  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+      : "l"(address));
+#endif
+  Vector<T> vector;
+  memcpy(&vector, &bits, sizeof(vector));
+  return vector;
+}
+
+template <typename AccT, typename T>
+__device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
+  AccT sum = AccT(0);
+#pragma unroll
+  for (int e = 0; e < kElementsPerVector<T>; ++e) sum += static_cast<AccT>(vector.values[e]);
+  return sum;
+}
+
+// A partial written by another block of the same kernel: read from L2, where
+// the writer's release put it (L1 is not coherent across multiprocessors).
+template <typename T>
+__device__ __forceinline__ T load_partial(const T* address) {
+  return __ldcg(address);
+}
+
+}  // namespace torch_reduce::cuda::v7

@@ -1,0 +1,127 @@
+// What a sum_v7 launch is asked to do, in terms both the host and the
+// kernels understand: element offsets of strided dims, and the three
+// reduction classes. Host code includes this without seeing device code.
+#pragma once
+
+#include <c10/macros/Macros.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "../../accumulate_type.h"
+
+namespace torch_reduce::cuda::v7 {
+
+// Coalesced dims of one side of a reduction (kept or reduced). Layouts with
+// more dims than this, after coalescing, are copied to contiguous first.
+constexpr int kMaxDims = 12;
+
+// Maps a linear index over `sizes` (outermost first) to an element offset.
+struct StridedIndex {
+  int ndim = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+
+  C10_HOST_DEVICE int64_t numel() const {
+    int64_t n = 1;
+    for (int d = 0; d < ndim; ++d) n *= sizes[d];
+    return n;
+  }
+
+  // `index` < numel(). Static indices only: a dynamically indexed kernel
+  // parameter would be copied to local memory. The outermost dim needs no
+  // division, so one coalesced dim costs a multiply.
+  C10_HOST_DEVICE int64_t offset(int64_t index) const {
+    int64_t offset = 0;
+#pragma unroll
+    for (int d = kMaxDims - 1; d > 0; --d) {
+      if (d < ndim) {
+        offset += (index % sizes[d]) * strides[d];
+        index /= sizes[d];
+      }
+    }
+    return ndim > 0 ? offset + index * strides[0] : 0;
+  }
+};
+
+// Where the finishing state of one launch lives. `counter` is zero at rest;
+// nullptr asks the launcher to finish in a second launch instead of in the
+// last block of the first.
+template <typename AccT>
+struct Finish {
+  AccT* partials;
+  int64_t partials_capacity;
+  unsigned int* counter;
+};
+
+struct LaunchContext {
+  int device;
+  int sm_count;
+  cudaStream_t stream;
+};
+
+// Sum of `numel` contiguous elements into result[0].
+template <typename InT, typename OutT>
+struct ContiguousProblem {
+  const InT* input;
+  int64_t numel;
+  OutT* result;
+};
+
+// result[o] = sum over rows r of sum over l < row_length of
+//   input[outputs.offset(o) + rows.offset(r) + l * inner_stride].
+// Covers strided full sums (one output) and sums over the innermost dims.
+template <typename InT, typename OutT>
+struct RowProblem {
+  const InT* input;
+  StridedIndex outputs;
+  StridedIndex rows;
+  int64_t row_length;
+  int64_t inner_stride;
+  OutT* result;
+};
+
+// result[o * inner_outputs + k] = sum over r of
+//   input[outer.offset(o) + k + reduced.offset(r)]:
+// sums over outer dims, with the innermost kept dim contiguous (columns).
+template <typename InT, typename OutT>
+struct ColumnProblem {
+  const InT* input;
+  StridedIndex outer;
+  int64_t inner_outputs;
+  StridedIndex reduced;
+  OutT* result;
+};
+
+// The most partials any launch below asks for, given the device's shape:
+// every class sizes its split from one wave of resident blocks.
+int64_t max_partials(int sm_count);
+
+template <typename InT, typename OutT>
+void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
+                           const Finish<acc_t<InT>>& finish, const LaunchContext& context);
+template <typename InT, typename OutT>
+void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                    const LaunchContext& context);
+template <typename InT, typename OutT>
+void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                       const LaunchContext& context);
+
+}  // namespace torch_reduce::cuda::v7
+
+// Each kernel file instantiates its launcher for every (input, output) pair
+// the op produces: torch.sum's result type, and float32 for 16-bit floats
+// (dtype=torch.float32).
+#define TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(MACRO) \
+  MACRO(float, float)                             \
+  MACRO(double, double)                           \
+  MACRO(c10::Half, c10::Half)                     \
+  MACRO(c10::BFloat16, c10::BFloat16)             \
+  MACRO(c10::Half, float)                         \
+  MACRO(c10::BFloat16, float)                     \
+  MACRO(uint8_t, int64_t)                         \
+  MACRO(int8_t, int64_t)                          \
+  MACRO(int16_t, int64_t)                         \
+  MACRO(int32_t, int64_t)                         \
+  MACRO(int64_t, int64_t)                         \
+  MACRO(bool, int64_t)

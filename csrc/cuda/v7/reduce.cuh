@@ -1,0 +1,114 @@
+// Warp and block sums, and the hand-off by which the last block of a grid
+// finishes a reduction in the same launch.
+#pragma once
+
+#include <cuda/atomic>
+
+#include "loads.cuh"
+
+namespace torch_reduce::cuda::v7 {
+
+constexpr int kWarpSize = 32;
+
+// Lane 0 ends with the sum of lanes [0, kWidth), always added in the same order.
+template <int kWidth = kWarpSize, typename T>
+__device__ __forceinline__ T warp_sum(T value) {
+#pragma unroll
+  for (int offset = kWidth / 2; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+  }
+  return value;
+}
+
+// The seed's block reduction: shuffle within each warp, park one sum per warp
+// in warpLevelSums, shuffle those in warp 0. Thread 0 holds the block's sum.
+// Safe to call again right after it returns (the second barrier).
+template <int kBlock, typename AccT>
+__device__ __forceinline__ AccT block_sum(AccT value) {
+  __shared__ AccT warpLevelSums[kWarpSize];
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned warp = threadIdx.x / kWarpSize;
+  value = warp_sum(value);
+  if (lane == 0) warpLevelSums[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < kBlock / kWarpSize ? warpLevelSums[lane] : AccT(0);
+    value = warp_sum<kBlock / kWarpSize>(value);
+  }
+  __syncthreads();
+  return value;
+}
+
+// Every block calls this once, after the threads that wrote its partials
+// have fenced them. It returns true in exactly one block, the last to
+// arrive, which then sees every block's partials. The counter must be zero
+// when the grid starts; the last block leaves it at zero again
+// (`release_counter`), so the next kernel that owns it can start at once.
+// One acq_rel ticket per block instead of __threadfence + atomicAdd: the
+// measured hand-off is ~0.35 us shorter (benchmarks/NOTES.md).
+__device__ __forceinline__ bool arrive_last(unsigned int* counter) {
+  __shared__ bool is_last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(*counter);
+    is_last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) ==
+              gridDim.x * gridDim.y * gridDim.z - 1;
+  }
+  __syncthreads();
+  return is_last;
+}
+
+// result[o] = sum over s of partials[o * splits + s], in an order fixed by
+// (outputs, splits) alone, so the in-kernel finish and the second-launch
+// finish give the same bits. One output: the whole block; a few: a warp
+// each; many (then `splits` is small): a thread each.
+template <int kBlock, typename AccT, typename OutT>
+__device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
+                                             OutT* result) {
+  if (outputs == 1) {
+    AccT sum = AccT(0);
+    for (int64_t s = threadIdx.x; s < splits; s += kBlock) sum += load_partial(partials + s);
+    sum = block_sum<kBlock>(sum);
+    if (threadIdx.x == 0) result[0] = static_cast<OutT>(sum);
+    return;
+  }
+  constexpr int kWarps = kBlock / kWarpSize;
+  if (outputs < kWarpSize) {
+    const int lane = threadIdx.x % kWarpSize;
+    for (int64_t o = threadIdx.x / kWarpSize; o < outputs; o += kWarps) {
+      AccT sum = AccT(0);
+      for (int64_t s = lane; s < splits; s += kWarpSize) {
+        sum += load_partial(partials + o * splits + s);
+      }
+      sum = warp_sum(sum);
+      if (lane == 0) result[o] = static_cast<OutT>(sum);
+    }
+    return;
+  }
+  for (int64_t o = threadIdx.x; o < outputs; o += kBlock) {
+    AccT sum = AccT(0);
+    for (int64_t s = 0; s < splits; ++s) sum += load_partial(partials + o * splits + s);
+    result[o] = static_cast<OutT>(sum);
+  }
+}
+
+// The second launch of a split reduction whose first had no counter.
+template <int kBlock, typename AccT, typename OutT>
+__global__ void __launch_bounds__(kBlock)
+    sum_partials_kernel(const AccT* partials, int64_t outputs, int64_t splits, OutT* result) {
+  sum_partials<kBlock>(partials, outputs, splits, result);
+}
+
+// Finishes a split reduction whose blocks have written their partials (and
+// fenced them): in the last block to arrive when there is a counter, else
+// the caller launches sum_partials_kernel.
+template <int kBlock, typename AccT, typename OutT>
+__device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64_t outputs,
+                                                     int64_t splits, OutT* result,
+                                                     unsigned int* counter) {
+  if (counter == nullptr || !arrive_last(counter)) return;
+  sum_partials<kBlock>(partials, outputs, splits, result);
+  if (threadIdx.x == 0) *counter = 0;  // ready for the next launch that owns it
+}
+
+}  // namespace torch_reduce::cuda::v7

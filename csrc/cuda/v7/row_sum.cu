@@ -1,0 +1,136 @@
+// sum_v7 over rows: every output sums rows whose elements are `inner_stride`
+// apart (contiguous rows in the common case), rows placed anywhere. This is
+// the full sum of a strided view (one output: slices, narrowed rows,
+// expanded tensors, any strides) and the sum over the innermost dims.
+// A block of 4 warps owns one output (or a split of one, when there are too
+// few outputs to fill the GPU); its warps take chunks of the output's rows,
+// each chunk one round of 16-byte loads per lane, with scalar edges where a
+// row is not 16-byte aligned.
+#include <c10/cuda/CUDAException.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include <climits>
+
+#include "launch_policy.h"
+#include "loads.cuh"
+#include "problem.h"
+#include "reduce.cuh"
+
+namespace torch_reduce::cuda::v7 {
+namespace {
+
+constexpr int kBlock = 128;
+// Strided offsets need more than 32 registers; 64 leaves half the threads
+// resident, still far more loads in flight than the memory needs.
+constexpr int kRegisters = 64;
+constexpr int kWarps = kBlock / kWarpSize;
+constexpr int kUnroll = 4;
+
+template <typename InT>
+constexpr int64_t kChunk = int64_t(kWarpSize) * kElementsPerVector<InT> * kUnroll;
+
+// One lane's share of row[begin, end) (element indices along the row).
+template <typename AccT, typename InT>
+__device__ __forceinline__ AccT lane_chunk_sum(const InT* row, int64_t begin, int64_t end,
+                                               int64_t inner_stride, int lane) {
+  AccT sum = AccT(0);
+  if (inner_stride != 1) {
+#pragma unroll 4
+    for (int64_t e = begin + lane; e < end; e += kWarpSize) {
+      sum += static_cast<AccT>(row[e * inner_stride]);
+    }
+    return sum;
+  }
+  constexpr int kVec = kElementsPerVector<InT>;
+  const InT* chunk = row + begin;
+  const int64_t numel = end - begin;
+  const auto misalignment = reinterpret_cast<uintptr_t>(chunk) % kVectorBytes;
+  const int64_t head =
+      misalignment == 0 ? 0 : std::min<int64_t>(numel, (kVectorBytes - misalignment) / sizeof(InT));
+  const int num_vectors = int((numel - head) / kVec);
+  const int64_t tail_begin = head + int64_t(num_vectors) * kVec;
+  if (lane < head) sum += static_cast<AccT>(chunk[lane]);
+  if (lane < numel - tail_begin) sum += static_cast<AccT>(chunk[tail_begin + lane]);
+  const auto* vectors = reinterpret_cast<const Vector<InT>*>(chunk + head);
+  Vector<InT> batch[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const int v = lane + u * kWarpSize;
+    if (v < num_vectors) batch[u] = load_streaming(vectors + v);
+  }
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if (lane + u * kWarpSize < num_vectors) sum += vector_sum<AccT>(batch[u]);
+  }
+  return sum;
+}
+
+template <typename InT, typename OutT>
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
+    row_sum_kernel(RowProblem<InT, OutT> problem, int64_t splits, int64_t chunks_per_row,
+                   acc_t<InT>* partials, unsigned int* counter) {
+  using AccT = acc_t<InT>;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const int64_t outputs = problem.outputs.numel();
+  const int64_t items = problem.rows.numel() * chunks_per_row;
+  for (int64_t unit = blockIdx.x; unit < outputs * splits; unit += gridDim.x) {
+    const int64_t output = unit / splits;
+    const int64_t split = unit % splits;
+    const InT* base = problem.input + problem.outputs.offset(output);
+    AccT sum = AccT(0);
+    for (int64_t item = items * split / splits + warp; item < items * (split + 1) / splits;
+         item += kWarps) {
+      const int64_t row = item / chunks_per_row;
+      const int64_t begin = (item % chunks_per_row) * kChunk<InT>;
+      sum += lane_chunk_sum<AccT>(base + problem.rows.offset(row), begin,
+                                  std::min(problem.row_length, begin + kChunk<InT>),
+                                  problem.inner_stride, lane);
+    }
+    sum = block_sum<kBlock>(sum);
+    if (threadIdx.x == 0) {
+      if (splits == 1) {
+        problem.result[output] = static_cast<OutT>(sum);
+      } else {
+        partials[unit] = sum;
+      }
+    }
+  }
+  if (splits > 1) {
+    finish_in_last_block<kBlock>(static_cast<const AccT*>(partials), outputs, splits,
+                                 problem.result, counter);
+  }
+}
+
+}  // namespace
+
+template <typename InT, typename OutT>
+void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                    const LaunchContext& context) {
+  using AccT = acc_t<InT>;
+  const auto kernel = row_sum_kernel<InT, OutT>;
+  const int64_t outputs = problem.outputs.numel();
+  const int64_t chunks_per_row = ceil_div(problem.row_length, kChunk<InT>);
+  const int64_t items = problem.rows.numel() * chunks_per_row;
+  const int64_t wave = one_wave(kernel, kBlock, context.device, context.sm_count);
+  const int64_t splits =
+      split_count(outputs, items, wave, std::max<int64_t>(1, finish.partials_capacity / outputs));
+  const int64_t blocks = std::min<int64_t>(outputs * splits, INT_MAX);
+  kernel<<<blocks, kBlock, 0, context.stream>>>(problem, splits, chunks_per_row, finish.partials,
+                                                finish.counter);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  if (splits > 1 && finish.counter == nullptr) {
+    sum_partials_kernel<kBlock, AccT, OutT>
+        <<<1, kBlock, 0, context.stream>>>(finish.partials, outputs, splits, problem.result);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  }
+}
+
+#define INSTANTIATE(InT, OutT)                                                         \
+  template void launch_row_sum<InT, OutT>(const RowProblem<InT, OutT>&,                \
+                                          const Finish<acc_t<InT>>&, const LaunchContext&);
+TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
+#undef INSTANTIATE
+
+}  // namespace torch_reduce::cuda::v7

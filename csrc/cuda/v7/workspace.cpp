@@ -1,0 +1,172 @@
+#include "workspace.h"
+
+#include <ATen/cuda/EmptyTensor.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace torch_reduce::cuda::v7 {
+
+// Most resident blocks per multiprocessor on any target (sm_75..sm_120 allow
+// at most 32), twice over: a split reduction has fewer than two waves of
+// partials (launch_policy.h).
+int64_t max_partials(int sm_count) {
+  return 2 * 32 * int64_t(sm_count);
+}
+
+namespace {
+
+constexpr int64_t kPartialBytes = 8;  // the widest accumulator
+constexpr int64_t kCounterBytes = 16;  // keeps what follows 16-byte aligned
+// Graph-owned counters per device: enough for this many graphs (times
+// capturing streams) alive at once before captures fall back to two launches.
+constexpr int kGraphSlots = 4096;
+
+int64_t partials_bytes(int sm_count) {
+  return kPartialBytes * max_partials(sm_count);
+}
+
+// c10 gives an external stream the id of its handle, which is even and
+// non-zero; its own streams have odd ids, the default stream 0.
+bool is_external(const c10::cuda::CUDAStream& stream) {
+  const c10::StreamId id = stream.id();
+  return id != 0 && (id & 1) == 0;
+}
+
+// Plain cudaMalloc, not the caching allocator: during torch.compile's
+// warm-up the allocator may be serving a graph's private pool, and these
+// buffers outlive any pool.
+void* zeroed_device_buffer(int64_t bytes, cudaStream_t stream) {
+  void* buffer = nullptr;
+  C10_CUDA_CHECK(cudaMalloc(&buffer, bytes));
+  C10_CUDA_CHECK(cudaMemsetAsync(buffer, 0, bytes, stream));
+  return buffer;
+}
+
+uint8_t* stream_buffer(const c10::cuda::CUDAStream& stream, int sm_count) {
+  using Key = std::pair<c10::DeviceIndex, cudaStream_t>;
+  // Keyed by device too: every device's default stream has the same handle.
+  const Key key{stream.device_index(), stream.stream()};
+  // Most calls come from the thread and stream of the call before.
+  thread_local Key last_key{-1, nullptr};
+  thread_local uint8_t* last_buffer = nullptr;
+  if (key != last_key) {
+    static std::mutex mutex;
+    static auto* buffers = new std::map<Key, uint8_t*>();
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto [entry, inserted] = buffers->try_emplace(key, nullptr);
+    if (inserted) {
+      entry->second = static_cast<uint8_t*>(
+          zeroed_device_buffer(kCounterBytes + partials_bytes(sm_count), stream.stream()));
+    }
+    last_key = key;
+    last_buffer = entry->second;
+  }
+  return last_buffer;
+}
+
+// Counter slots that captured graphs borrow. A slot is zero whenever no
+// kernel is using it (each launch's last block resets it), so a slot a
+// destroyed graph returns is ready for the next capture.
+class GraphCounterPool {
+ public:
+  // Never destroyed: user-object callbacks may run while the process exits.
+  static GraphCounterPool& on(c10::DeviceIndex device) {
+    static auto* pools = new GraphCounterPool[C10_COMPILE_TIME_MAX_GPUS];
+    return pools[device];
+  }
+
+  // Allocated on the first eager call on the device: capture cannot wait for
+  // the zeroing. One synchronisation of that stream, once per process.
+  void prepare(cudaStream_t stream) {
+    if (prepared_.load(std::memory_order_acquire)) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (counters_ != nullptr) return;
+    counters_ = static_cast<unsigned int*>(
+        zeroed_device_buffer(kGraphSlots * sizeof(unsigned int), stream));
+    C10_CUDA_CHECK(cudaStreamSynchronize(stream));
+    free_slots_.reserve(kGraphSlots);
+    for (int slot = kGraphSlots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
+    prepared_.store(true, std::memory_order_release);
+  }
+
+  // The counter of the graph that `stream` is capturing into, created on the
+  // first sum of that capture on that stream; nullptr when none is free.
+  unsigned int* counter_for_capture(cudaStream_t stream) {
+    cudaStreamCaptureStatus status;
+    unsigned long long capture_id = 0;
+    cudaGraph_t graph = nullptr;
+    C10_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, &capture_id, &graph));
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const CaptureKey key{capture_id, stream};
+    if (auto found = by_capture_.find(key); found != by_capture_.end()) {
+      return counters_ + found->second;
+    }
+    if (counters_ == nullptr || free_slots_.empty()) return nullptr;
+    const int slot = free_slots_.back();
+    free_slots_.pop_back();
+    by_capture_.emplace(key, slot);
+    auto* lease = new Lease{this, key, slot};
+    cudaUserObject_t object = nullptr;
+    C10_CUDA_CHECK(cudaUserObjectCreate(&object, lease, &GraphCounterPool::release, 1,
+                                        cudaUserObjectNoDestructorSync));
+    C10_CUDA_CHECK(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove));
+    return counters_ + slot;
+  }
+
+ private:
+  using CaptureKey = std::pair<unsigned long long, cudaStream_t>;
+  struct Lease {
+    GraphCounterPool* pool;
+    CaptureKey key;
+    int slot;
+  };
+
+  // Runs when the graph and every executable made from it are gone and
+  // their launches have finished; it may not call CUDA.
+  static void CUDART_CB release(void* data) {
+    const auto* lease = static_cast<Lease*>(data);
+    {
+      const std::lock_guard<std::mutex> lock(lease->pool->mutex_);
+      lease->pool->by_capture_.erase(lease->key);
+      lease->pool->free_slots_.push_back(lease->slot);
+    }
+    delete lease;
+  }
+
+  std::atomic<bool> prepared_{false};
+  std::mutex mutex_;
+  unsigned int* counters_ = nullptr;
+  std::vector<int> free_slots_;
+  std::map<CaptureKey, int> by_capture_;
+};
+
+Workspace per_call_partials(const c10::cuda::CUDAStream& stream, int sm_count) {
+  at::Tensor owner = at::detail::empty_cuda({partials_bytes(sm_count)}, at::kByte,
+                                            at::Device(at::kCUDA, stream.device_index()),
+                                            std::nullopt);
+  return {owner.mutable_data_ptr(), partials_bytes(sm_count), nullptr, owner};
+}
+
+}  // namespace
+
+Workspace workspace_for(const c10::cuda::CUDAStream& stream, int sm_count) {
+  if (c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) {
+    Workspace workspace = per_call_partials(stream, sm_count);
+    workspace.counter =
+        GraphCounterPool::on(stream.device_index()).counter_for_capture(stream.stream());
+    return workspace;
+  }
+  GraphCounterPool::on(stream.device_index()).prepare(stream.stream());
+  if (is_external(stream)) return per_call_partials(stream, sm_count);
+  uint8_t* buffer = stream_buffer(stream, sm_count);
+  return {buffer + kCounterBytes, partials_bytes(sm_count),
+          reinterpret_cast<unsigned int*>(buffer), at::Tensor()};
+}
+
+}  // namespace torch_reduce::cuda::v7
