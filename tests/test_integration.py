@@ -16,7 +16,7 @@ def test_opcheck(device, version, seed):
     ]
     for args in cases:
         torch.library.opcheck(
-            op(version),
+            op(version).default,
             args,
             test_utils=(
                 "test_schema",
