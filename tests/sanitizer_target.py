@@ -96,7 +96,7 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "4099 bfloat16, 3 elements in": on_gpu_ending_at_allocation_end(4099, torch.bfloat16, 3),
         "4099 uint8, 5 elements in": on_gpu_ending_at_allocation_end(4099, torch.uint8, 5),
         "333 bool": on_gpu_ending_at_allocation_end(333, torch.bool, 0),
-        "1000003 float32": on_gpu_ending_at_allocation_end(1_000_003, torch.float32, 0),
+        "262147 float32": on_gpu_ending_at_allocation_end(262_147, torch.float32, 0),
         "37x129 float32 transposed": grid.t(),
         "37x129 float32 sliced": grid[1:, ::3],
         "5x7x33 bfloat16 permuted": cube.permute(2, 0, 1),
