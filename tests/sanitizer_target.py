@@ -1,34 +1,200 @@
-"""Calls every version on a few small inputs, for compute-sanitizer:
+"""Every version on small inputs, for compute-sanitizer; tests/test_sanitizers.py
+runs it under memcheck, initcheck, racecheck and synccheck:
 
-    compute-sanitizer --tool memcheck --error-exitcode 1 --kernel-regex kns=sum_v \
-        python tests/sanitizer_target.py
-    (and --tool racecheck)
+    PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool memcheck \\
+        --error-exitcode 1 --report-api-errors no python tests/sanitizer_target.py --part eager
 
-Sizes: a multiple of the block size (one block, and several), one that is not
-(a partial last tile, several passes / blocks, v7's last-block path), and a
-misaligned view. Each result is checked, so a silent error also fails.
+Parts:
+  eager  every version on odd sizes (a partial last tile, one block, several
+         passes), misaligned views that end where their allocation ends, and
+         transposed, sliced, permuted, expanded and channels-last layouts, in
+         several dtypes; on the default, a pool and an external stream; sum_v7's
+         dims overload and dtype argument when they are registered. Run it with
+         PYTORCH_NO_CUDA_MEMORY_CACHING=1: every tensor is then its own
+         allocation, so memcheck and initcheck see its exact bounds.
+  graph  every version captured in a CUDA graph and replayed on new data (the
+         capture path of sum_v7); a capture needs the caching allocator.
+  all    both, under the caching allocator.
+
+Inputs are made on the CPU and copied over, and references are computed on the
+CPU, so that no PyTorch reduction kernel runs on the GPU and every result is
+checked: an error the sanitizer does not see fails the run too.
 """
 
+import argparse
+
 import torch
+from raw_streams import external_stream
 
 import torch_reduce
+from torch_reduce.testing import sum_error_bound
+
+VERSIONS = [version.number for version in torch_reduce.VERSIONS]
+SUM_V7 = torch.ops.reduce_opt.sum_v7
+HAS_DIMS_OVERLOAD = hasattr(SUM_V7, "dim_IntList")
+HAS_DTYPE_ARGUMENT = any(argument.name == "dtype" for argument in SUM_V7.default._schema.arguments)
+
+
+def cpu_data(numel: int, dtype: torch.dtype) -> torch.Tensor:
+    if dtype.is_floating_point:
+        return torch.randn(numel).to(dtype)
+    if dtype == torch.bool:
+        return torch.rand(numel) < 0.5
+    return torch.randint(-100, 100, (numel,)).to(dtype)
+
+
+def on_gpu_ending_at_allocation_end(numel: int, dtype: torch.dtype, offset: int) -> torch.Tensor:
+    """``numel`` elements starting ``offset`` elements into their allocation and
+    ending at its last byte: a read past the end is outside the allocation."""
+    return cpu_data(numel + offset, dtype).cuda()[offset:]
+
+
+def cpu_sum(x: torch.Tensor, dim: list[int] | None, keepdim: bool) -> torch.Tensor:
+    """torch.sum on the CPU; ``dim=None`` sums everything (kept as size-1 dims with keepdim)."""
+    if dim is None and not keepdim:
+        return x.sum()
+    return x.sum(dim if dim is not None else list(range(x.dim())), keepdim=keepdim)
+
+
+def check(result: torch.Tensor, x: torch.Tensor, what: str, dim=None, keepdim=False) -> None:
+    """``result`` is the sum of ``x`` over ``dim``: exact for integers; for floats
+    within the error bound of the tests (tests/conftest.py), taken at the largest
+    output, which bounds every output's error."""
+    x = x.cpu()
+    got = result.cpu()
+    if not x.dtype.is_floating_point:
+        expected = cpu_sum(x.long(), dim, keepdim)
+        assert got.shape == expected.shape, f"{what}: shape {tuple(got.shape)}"
+        assert torch.equal(got.long(), expected), f"{what}: {got} != {expected}"
+        return
+    expected = cpu_sum(x.double(), dim, keepdim)
+    assert got.shape == expected.shape, f"{what}: shape {tuple(got.shape)}"
+    abs_sum = cpu_sum(x.double().abs(), dim, keepdim)
+    bound = sum_error_bound(
+        x.dtype,
+        x.numel() // max(expected.numel(), 1),
+        abs_sum.max().item(),
+        expected.abs().max().item(),
+        torch_error=0.0,
+    )
+    error = (got.double() - expected).abs().max().item()
+    assert error <= bound, f"{what}: off by {error} > {bound}"
+
+
+def eager_inputs() -> dict[str, torch.Tensor]:
+    grid = on_gpu_ending_at_allocation_end(37 * 129, torch.float32, 0).view(37, 129)
+    cube = on_gpu_ending_at_allocation_end(5 * 7 * 33, torch.bfloat16, 0).view(5, 7, 33)
+    image = on_gpu_ending_at_allocation_end(2 * 3 * 5 * 7, torch.float16, 0).view(2, 3, 5, 7)
+    return {
+        "1 float32": on_gpu_ending_at_allocation_end(1, torch.float32, 0),
+        "255 float32": on_gpu_ending_at_allocation_end(255, torch.float32, 0),
+        "257 int32": on_gpu_ending_at_allocation_end(257, torch.int32, 0),
+        "2049 float64": on_gpu_ending_at_allocation_end(2049, torch.float64, 0),
+        "70001 float32": on_gpu_ending_at_allocation_end(70_001, torch.float32, 0),
+        "70001 float32, 1 element in": on_gpu_ending_at_allocation_end(70_001, torch.float32, 1),
+        "70001 float16, 1 element in": on_gpu_ending_at_allocation_end(70_001, torch.float16, 1),
+        "4099 bfloat16, 3 elements in": on_gpu_ending_at_allocation_end(4099, torch.bfloat16, 3),
+        "4099 uint8, 5 elements in": on_gpu_ending_at_allocation_end(4099, torch.uint8, 5),
+        "333 bool": on_gpu_ending_at_allocation_end(333, torch.bool, 0),
+        "262147 float32": on_gpu_ending_at_allocation_end(262_147, torch.float32, 0),
+        "37x129 float32 transposed": grid.t(),
+        "37x129 float32 sliced": grid[1:, ::3],
+        "5x7x33 bfloat16 permuted": cube.permute(2, 0, 1),
+        "129 float32 expanded to 3x129": grid[0, :].expand(3, 129),
+        "2x3x5x7 float16 channels-last": image.contiguous(memory_format=torch.channels_last),
+    }
+
+
+def run_eager_part() -> None:
+    inputs = eager_inputs()
+    for version in VERSIONS:
+        for name, x in inputs.items():
+            check(torch_reduce.sum(x, version=version), x, f"sum_v{version}, {name}")
+    # The per-stream state of each kind of stream.
+    x = inputs["70001 float16, 1 element in"]
+    with external_stream() as external:
+        for stream_name, stream in (("pool", torch.cuda.Stream()), ("external", external)):
+            with torch.cuda.stream(stream):
+                results = {version: torch_reduce.sum(x, version=version) for version in VERSIONS}
+            stream.synchronize()
+            for version, result in results.items():
+                check(result, x, f"sum_v{version} on a {stream_name} stream")
+    if HAS_DTYPE_ARGUMENT:
+        x = inputs["4099 bfloat16, 3 elements in"]
+        result = SUM_V7(x, dtype=torch.float32)
+        assert result.dtype == torch.float32, f"sum_v7 dtype=float32 gave {result.dtype}"
+        check(result, x, "sum_v7 dtype=float32")
+    if HAS_DIMS_OVERLOAD:
+        run_dims_cases(inputs)
+
+
+def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
+    block = on_gpu_ending_at_allocation_end(6 * 37 * 129, torch.float32, 1).view(6, 37, 129)
+    tensors = {
+        "6x37x129 float32, 1 element in": block,
+        "6x37x129 float32 transposed": block.transpose(0, 2),
+        "6x37x129 float32 sliced": block[:, 1:, ::2],
+        "5x7x33 bfloat16 permuted": inputs["5x7x33 bfloat16 permuted"],
+        "37x129 float32 transposed": inputs["37x129 float32 transposed"],
+        "257 int32": inputs["257 int32"],
+    }
+    for name, x in tensors.items():
+        dim_lists = (
+            [[-1], [0], []] + ([[0, -1]] if x.dim() > 1 else []) + ([[1]] if x.dim() > 2 else [])
+        )
+        for dims in dim_lists:
+            for keepdim in (False, True):
+                what = f"sum_v7 dims={dims} keepdim={keepdim}, {name}"
+                result = SUM_V7.dim_IntList(x, dims, keepdim)
+                check(result, x, what, dim=dims or None, keepdim=keepdim)
+
+
+def run_graph_part() -> None:
+    static_inputs = {
+        "70001 float32": on_gpu_ending_at_allocation_end(70_001, torch.float32, 0),
+        "70001 float16, 1 element in": on_gpu_ending_at_allocation_end(70_001, torch.float16, 1),
+    }
+    for name, static_input in static_inputs.items():
+        for version in VERSIONS:
+            torch_reduce.sum(static_input, version=version)  # warm up outside the capture
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                static_output = torch_reduce.sum(static_input, version=version)
+            for replay in range(2):
+                fresh = cpu_data(static_input.numel(), static_input.dtype)
+                static_input.copy_(fresh)
+                graph.replay()
+                torch.cuda.synchronize()
+                check(static_output, fresh, f"sum_v{version} graph replay {replay}, {name}")
+    if HAS_DIMS_OVERLOAD:
+        static_input = on_gpu_ending_at_allocation_end(37 * 129, torch.float32, 0).view(37, 129)
+        SUM_V7.dim_IntList(static_input, [1])
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_output = SUM_V7.dim_IntList(static_input, [1])
+        graph.replay()
+        torch.cuda.synchronize()
+        check(static_output, static_input, "sum_v7 dims=[1] graph replay", dim=[1])
+
+
+PARTS = {
+    "eager": [run_eager_part],
+    "graph": [run_graph_part],
+    "all": [run_eager_part, run_graph_part],
+}
 
 
 def main() -> None:
-    base = torch.randn(70_003, device="cuda")
-    inputs = {
-        "2048 float32": base[:2048],
-        "70001 float32": base[:70_001],
-        "70001 float16, misaligned": base.half()[1:70_002],
-    }
-    for version in torch_reduce.VERSIONS:
-        for name, x in inputs.items():
-            result = torch_reduce.sum(x, version=version.number).double().item()
-            expected = x.double().sum().item()
-            tolerance = 1e-3 * x.double().abs().sum().item()
-            assert abs(result - expected) <= tolerance, (version.number, name, result, expected)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=PARTS, default="all")
+    part = parser.parse_args().part
+    torch.manual_seed(0)
+    for run in PARTS[part]:
+        run()
     torch.cuda.synchronize()
-    print("sanitizer target: all versions ran and matched")
+    print(f"sanitizer target: part {part} ran and matched")
 
 
 if __name__ == "__main__":
