@@ -55,10 +55,14 @@ void dispatch_sum_types(at::ScalarType compute_dtype, at::ScalarType out_dtype,
   });
 }
 
-// self's values as `compute_dtype`, dense and in row-major order (one copy at most).
+// self's values as `compute_dtype`, dense and in row-major order, in one copy
+// at most: to() converts into a dense tensor, but returns self as it is, strides
+// included, when the dtype already matches.
 at::Tensor contiguous_as(const at::Tensor& self, at::ScalarType compute_dtype) {
-  return self.to(compute_dtype, /*non_blocking=*/false, /*copy=*/false,
-                 at::MemoryFormat::Contiguous);
+  if (self.scalar_type() == compute_dtype) return self.contiguous();
+  return self
+      .to(compute_dtype, /*non_blocking=*/false, /*copy=*/false, at::MemoryFormat::Contiguous)
+      .contiguous();
 }
 
 template <int kVersion>
