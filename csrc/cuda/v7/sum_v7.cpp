@@ -94,10 +94,12 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
                                   self.scalar_type() == at::kBFloat16);
   // A requested dtype means summing self.to(dtype); the kernels do that in
   // place only for 16-bit floats into float32, the common case in models.
-  at::Tensor input = self;
+  // Kernels read storage as it is: a view with a pending negation (the
+  // imaginary part of a conjugate) is resolved first.
+  at::Tensor input = self.is_neg() ? self.resolve_neg() : self;
   if (out_dtype != sum_result_dtype(self.scalar_type(), std::nullopt, op()) &&
       !widens_16bit_to_float) {
-    input = self.to(out_dtype);
+    input = input.to(out_dtype);
   }
   const c10::cuda::CUDAGuard device_guard(self.device());
   if (input.numel() == 0) {
