@@ -111,10 +111,20 @@ def make_context(args: argparse.Namespace) -> Context:
     sizes = args.sizes or parse_sizes(QUICK_SIZES if args.quick else DEFAULT_SIZES)
     dtypes = args.dtypes or parse_dtypes(QUICK_DTYPES if args.quick else DEFAULT_DTYPES)
     int_sizes = sizes if args.dtypes else sizes[::INT32_EVERY]
-    ctx = Context(info, settings, frozenset(args.peers), sizes, dtypes, int_sizes)
+    chosen = args.dtypes is not None
+    ctx = Context(info, settings, frozenset(args.peers), sizes, dtypes, int_sizes, chosen)
     if info.is_cuda and ROOFLINE in ctx.peers:
         ctx.roofline = Roofline(ctx)
     return ctx
+
+
+def collect(ctx: Context, rows: list, outcomes: dict, seconds: dict) -> dict:
+    return {
+        "metadata": report.metadata(ctx, seconds),
+        "scenarios": outcomes,
+        "rows": [dataclasses.asdict(r) for r in rows],
+        "step_tables": report.step_tables(rows),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,15 +146,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         seconds[name] = round(time.perf_counter() - started, 1)
         rows += outcome.rows
         outcomes[name] = {**entry, **outcome.extra}
+        # Written after every scenario, so that a run cut short keeps what it measured.
+        results = collect(ctx, rows, outcomes, seconds)
+        report.write(args.out, results, rows, SCENARIOS)
         if ctx.info.is_cuda:
             torch.cuda.empty_cache()
 
-    results = {
-        "metadata": report.metadata(ctx, seconds),
-        "scenarios": outcomes,
-        "rows": [dataclasses.asdict(r) for r in rows],
-        "step_tables": report.step_tables(rows),
-    }
+    results = collect(ctx, rows, outcomes, seconds)
     report.write(args.out, results, rows, SCENARIOS)
     if not args.no_plot:
         plots.write(args.out, ctx.info.name, rows, results["step_tables"])

@@ -109,4 +109,5 @@ class Context:
     sizes: list[int]  # log2 sizes of the size sweeps
     dtypes: list[torch.dtype]
     int_sizes: list[int]  # the log2 sizes at which int32 runs
+    dtypes_chosen: bool  # --dtypes was given (else the defaults, which eager trims)
     roofline: Roofline | None = None  # None where it is not measured (CPU, or not chosen)

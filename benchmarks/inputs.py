@@ -49,10 +49,12 @@ def flat_case(log2: int, dtype: torch.dtype) -> Case:
     return contiguous_case(1 << log2, dtype, f"2^{log2}", log2)
 
 
-def size_cases(ctx: Context, min_log2: int = 0) -> list[Case]:
-    """The size sweep: every chosen dtype at every size (int32 at its own sizes)."""
+def size_cases(
+    ctx: Context, min_log2: int = 0, dtypes: list[torch.dtype] | None = None
+) -> list[Case]:
+    """The size sweep: every dtype (default: the run's) at every size (int32 at its own sizes)."""
     cases = []
-    for dtype in ctx.dtypes:
+    for dtype in ctx.dtypes if dtypes is None else dtypes:
         sizes = ctx.int_sizes if dtype == torch.int32 else ctx.sizes
         cases += [flat_case(log2, dtype) for log2 in sizes if log2 >= min_log2]
     return cases

@@ -211,8 +211,8 @@ def summary_markdown(results: dict[str, Any], rows: list[Row], scenarios: dict) 
 
 
 def rotation_lines(rows: list[Row]) -> str:
-    seen = dict.fromkeys((r.scenario, r.dtype, r.case, r.rotation) for r in rows if r.rotation)
-    return "\n".join(f"- {s}, {d} {c}: {rot}" for s, d, c, rot in seen)
+    seen = dict.fromkeys((r.dtype, r.case, r.rotation) for r in rows if r.rotation)
+    return "\n".join(f"- {dtype} {case}: {rotation}" for dtype, case, rotation in seen)
 
 
 def write(out: Path, results: dict[str, Any], rows: list[Row], scenarios: dict) -> None:

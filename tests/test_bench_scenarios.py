@@ -117,3 +117,11 @@ def test_read_bytes_counts_stored_elements():
     assert read_bytes(x.t()) == 8 * 16 * 4
     assert read_bytes(x[0:1].expand(8, 16)) == 16 * 4
     assert read_bytes(x[:, 1:5]) == 8 * 4 * 4
+
+
+def test_eager_trims_the_default_dtypes_to_float32_and_int32():
+    ctx = cli.make_context(
+        cli.parse_args(["--device", "cpu", "--sizes", "8", "--peers", "torch.sum"])
+    )
+    rows = eager.run(ctx).rows
+    assert {r.dtype for r in rows} == {"float32", "int32"}
