@@ -12,10 +12,18 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
 
-from benchmarks.peers import ROOFLINE  # noqa: E402
+from benchmarks.peers import NAMES, ROOFLINE  # noqa: E402
 from benchmarks.runner import Row  # noqa: E402
 
 DPI = 120
+
+
+def style(peer: str) -> dict[str, Any]:
+    """The same colour for a peer in every plot; the roofline black and dashed."""
+    if peer == ROOFLINE:
+        return {"color": "black", "linestyle": "--"}
+    index = NAMES.index(peer) if peer in NAMES else len(NAMES)
+    return {"color": plt.get_cmap("tab20")(index % 20)}
 
 
 def _panels(count: int, width: float, height: float):
@@ -35,8 +43,9 @@ def size_plot(path: Path, title: str, rows: list[Row]) -> None:
                 if r.dtype == dtype and r.peer == peer and r.median_us and r.median_us > 0
             )
             if points:
-                style = {"color": "black", "linestyle": "--"} if peer == ROOFLINE else {}
-                ax.plot(*zip(*points, strict=True), marker="o", markersize=3, label=peer, **style)
+                ax.plot(
+                    *zip(*points, strict=True), marker="o", markersize=3, label=peer, **style(peer)
+                )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel(f"elements ({dtype})")
@@ -60,7 +69,7 @@ def case_plot(path: Path, title: str, rows: list[Row]) -> None:
         times = {f"{r.dtype} {r.case}": r.median_us for r in rows if r.peer == peer}
         ys = [i + j * height for i in range(len(cases))]
         xs = [times.get(c) or 0 for c in cases]
-        ax.barh(ys, xs, height=height, label=peer)
+        ax.barh(ys, xs, height=height, label=peer, color=style(peer)["color"])
     ax.set_yticks([i + 0.4 - height / 2 for i in range(len(cases))], cases, fontsize="small")
     ax.invert_yaxis()
     ax.set_xscale("log")
