@@ -1,0 +1,102 @@
+"""How calls are timed.
+
+- eager: torch.utils.benchmark's Timer over a Python loop of calls on the
+  rotating buffers (what a model running eagerly sees; host-bound for small inputs);
+- graph: N calls captured into one CUDA graph and replayed; device time per
+  call from CUDA events around each replay (the host is out of the picture);
+- host cost: the eager time per call on a 1K-element input, where the host side
+  (Python, dispatch, launch) and not the data dominates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import torch.utils.benchmark as benchmark
+
+HOST_COST_NUMEL = 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    """Microseconds per call: the median and the spread over repeated measurements."""
+
+    median_us: float
+    min_us: float
+    max_us: float
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, samples_us: Sequence[float], **extra: Any) -> Timing:
+        return cls(statistics.median(samples_us), min(samples_us), max(samples_us), extra)
+
+    def minus(self, other: Timing) -> Timing:
+        """This timing less other's median: the cost of what this one does on top."""
+        base = other.median_us
+        return Timing(self.median_us - base, self.min_us - base, self.max_us - base)
+
+
+def make_timer(stmt: str, names: dict[str, Any], **labels: str) -> benchmark.Timer:
+    """A Timer that lets torch use all its threads (Timer's default of one
+    would starve the CPU path); on CUDA it synchronises around each block."""
+    return benchmark.Timer(stmt, globals=names, num_threads=torch.get_num_threads(), **labels)
+
+
+def eager(
+    fn: Callable[[torch.Tensor], Any],
+    inputs: Sequence[torch.Tensor],
+    min_run_time: float,
+    **labels: str,
+) -> tuple[Timing, benchmark.Measurement]:
+    """Time per call of a Python loop of fn over the inputs, and the Measurement
+    (rescaled per call) for torch.utils.benchmark.Compare."""
+    timer = make_timer("for x in inputs: fn(x)", {"fn": fn, "inputs": inputs}, **labels)
+    measurement = timer.blocked_autorange(min_run_time=min_run_time)
+    measurement = dataclasses.replace(
+        measurement, number_per_run=measurement.number_per_run * len(inputs)
+    )
+    return Timing.of([t * 1e6 for t in measurement.times]), measurement
+
+
+def host_cost(fn: Callable[[torch.Tensor], Any], x: torch.Tensor, min_run_time: float) -> Timing:
+    """Time per call on one small input, thousands of calls per block and no
+    synchronisation inside a block."""
+    fn(x)
+    measurement = make_timer("fn(x)", {"fn": fn, "x": x}).blocked_autorange(
+        min_run_time=min_run_time
+    )
+    return Timing.of([t * 1e6 for t in measurement.times])
+
+
+def graph(step: Callable[[int], Any], calls: int, replays: int) -> Timing:
+    """Device time per call of step(0) .. step(calls - 1) captured in one CUDA graph.
+
+    step has run at least once before (the correctness check). It runs once
+    more on a side stream before capture, as PyTorch asks; the first replay
+    uploads the graph and is not timed.
+    """
+    current = torch.cuda.current_stream()
+    side = torch.cuda.Stream()
+    side.wait_stream(current)
+    with torch.cuda.stream(side):
+        step(0)
+    current.wait_stream(side)
+    cuda_graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(cuda_graph):
+        for i in range(calls):
+            step(i)
+    cuda_graph.replay()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    samples = []
+    for _ in range(replays):
+        start.record()
+        cuda_graph.replay()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) * 1e3 / calls)  # ms per replay -> us per call
+    del cuda_graph
+    return Timing.of(samples, calls_per_graph=calls)

@@ -1,0 +1,127 @@
+"""The benchmark's scenarios and correctness check on the CPU path (small sizes)."""
+
+import pytest
+import torch
+
+from benchmarks import check, cli, peers
+from benchmarks.inputs import flat_case, read_bytes
+from benchmarks.peers import Peer
+from benchmarks.scenarios import dims, eager, layouts
+
+FAST_PEERS = "torch.sum,CUB,sum_v0,sum_v7,read roofline"
+
+
+def cpu_context(*options):
+    args = [
+        "--device",
+        "cpu",
+        "--sizes",
+        "8,10",
+        "--dtypes",
+        "float32,int32",
+        "--peers",
+        FAST_PEERS,
+    ]
+    return cli.make_context(cli.parse_args([*args, *options]))
+
+
+def by_peer(rows, name):
+    return [r for r in rows if r.peer == name]
+
+
+def assert_timed(rows):
+    for r in rows:
+        assert r.status == "ok", r
+        assert 0 < r.min_us <= r.median_us <= r.max_us
+        assert r.gbs > 0 and 0 < r.pct_of_fastest_read <= 100
+
+
+def test_eager_times_every_peer_and_declines_cuda_ones():
+    outcome = eager.run(cpu_context())
+    cases = {(r.dtype, r.case) for r in outcome.rows}
+    assert cases == {(d, f"2^{n}") for d in ("float32", "int32") for n in (8, 10)}
+    assert_timed(by_peer(outcome.rows, "torch.sum") + by_peer(outcome.rows, "sum_v7"))
+    # v0..v6 run at float32 only; CUB and the roofline need CUDA.
+    assert {r.dtype for r in by_peer(outcome.rows, "sum_v0")} == {"float32"}
+    for name in ("CUB", "read roofline"):
+        assert {(r.status, r.note) for r in by_peer(outcome.rows, name)} == {
+            ("skipped", "needs CUDA")
+        }
+    for row in by_peer(outcome.rows, "torch.sum"):
+        assert row.vs_torch_sum == 1 and row.read_bytes == 2**row.log2 * 4
+    host = {c["peer"]: c for c in outcome.extra["host_cost"]}
+    assert host["torch.sum"]["median_us"] > 0 and host["sum_v7"]["median_us"] > 0
+    assert host["CUB"]["status"] == "skipped"
+
+
+def test_layouts_read_the_views_in_place():
+    outcome = layouts.run(cpu_context("--peers", "torch.sum,sum_v7"))
+    assert len({r.case for r in outcome.rows}) == len(layouts.cases(layouts.SIDE["cpu"]))
+    assert_timed(outcome.rows)
+    side = layouts.SIDE["cpu"]
+    expanded = next(r for r in outcome.rows if "expand" in r.case)
+    assert expanded.read_bytes == side * 4 and expanded.shape == [side, side]
+    every_other = next(r for r in outcome.rows if "[::2]" in r.case)
+    assert every_other.read_bytes == side * side * 4 // 2
+
+
+def test_dims_use_the_dim_overload_or_say_why_not():
+    outcome = dims.run(cpu_context("--peers", "torch.sum,sum_v7"))
+    assert len({r.case for r in outcome.rows}) == len(dims.SHAPES)
+    assert_timed(by_peer(outcome.rows, "torch.sum"))
+    v7_rows = by_peer(outcome.rows, "sum_v7")
+    if "dim_IntList" in torch.ops.reduce_opt.sum_v7.overloads():
+        assert_timed(v7_rows)
+    else:
+        assert {r.note for r in v7_rows} == {"this build has no sum_v7.dim_IntList overload"}
+
+
+def test_a_wrong_peer_is_reported_and_never_timed(monkeypatch):
+    off_by_one = Peer("off by one", lambda case: lambda x: torch.sum(x) + 1)
+    raising = Peer("raises", lambda case: lambda x: torch.ops.reduce_opt.sum_v7(x.to(torch.cfloat)))
+    monkeypatch.setattr(peers, "PEERS", [*peers.PEERS, off_by_one, raising])
+    monkeypatch.setattr("benchmarks.runner.PEERS", peers.PEERS)
+    ctx = cpu_context("--peers", "torch.sum")
+    ctx.peers = frozenset({"torch.sum", "off by one", "raises"})
+    rows = eager.run(ctx).rows
+    for name in ("off by one", "raises"):
+        wrong = by_peer(rows, name)
+        assert len(wrong) == 4 and all(r.status == "WRONG" and r.median_us is None for r in wrong)
+    messages = {(r.peer, r.dtype): r.note for r in rows if r.status == "WRONG"}
+    assert " > " in messages["off by one", "float32"]
+    assert "integer sums differ" in messages["off by one", "int32"]
+    assert messages["raises", "int32"].startswith("raised NotImplementedError: reduce_opt::sum_v7")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int32])
+def test_check_accepts_torch_sum_and_rejects_a_perturbed_sum(dtype):
+    x = flat_case(12, dtype).make(torch.device("cpu"))
+    ref = check.reference(x, None, False)
+    assert check.verify(torch.sum(x), ref) is None
+    assert check.verify(torch.sum(x) + 50, ref) is not None
+    assert "expected () " in check.verify(torch.sum(x).reshape(1), ref)
+
+
+def test_check_per_output_element_over_dims():
+    x = torch.randn(64, 256)
+    ref = check.reference(x, (1,), False)
+    assert check.verify(x.sum(1), ref) is None
+    bad = x.sum(1)
+    bad[17] += 1
+    assert "output index 17" in check.verify(bad, ref)
+
+
+def test_read_bytes_counts_stored_elements():
+    x = torch.randn(8, 16)
+    assert read_bytes(x) == 8 * 16 * 4
+    assert read_bytes(x.t()) == 8 * 16 * 4
+    assert read_bytes(x[0:1].expand(8, 16)) == 16 * 4
+    assert read_bytes(x[:, 1:5]) == 8 * 4 * 4
+
+
+def test_eager_trims_the_default_dtypes_to_float32_and_int32():
+    ctx = cli.make_context(
+        cli.parse_args(["--device", "cpu", "--sizes", "8", "--peers", "torch.sum"])
+    )
+    rows = eager.run(ctx).rows
+    assert {r.dtype for r in rows} == {"float32", "int32"}
