@@ -5,8 +5,8 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
-#include <c10/util/DimVector.h>
 #include <c10/core/ScalarType.h>
+#include <c10/util/DimVector.h>
 #include <c10/util/OptionalArrayRef.h>
 
 #include <algorithm>
@@ -19,10 +19,10 @@
 
 namespace torch_reduce {
 
-// torch.sum's rule, after checking both dtypes: a requested dtype is the result dtype; without one,
-// integers and bool sum to int64 and floating types keep their dtype. The
-// sum then means the sum of `self.to(dtype)`, accumulated in
-// acc_t<requested type> (see sum_compute_dtype).
+// torch.sum's rule, after checking both dtypes: a requested dtype is the
+// result dtype; without one, integers and bool sum to int64 and floating types
+// keep their dtype. The sum then means the sum of `self.to(dtype)`,
+// accumulated in acc_t<requested type> (see sum_compute_dtype).
 inline at::ScalarType sum_result_dtype(at::ScalarType input, std::optional<at::ScalarType> dtype,
                                        const std::string& op) {
   check_supported_dtype(input, op);

@@ -1,0 +1,405 @@
+"""sum_v7 over dims and with dtype=: torch.sum(x, dim, keepdim, dtype=...)'s results,
+shapes, dtypes, errors and integrations (autograd, opcheck, compile, export, CUDA graphs)."""
+
+import pytest
+import torch
+from conftest import DEVICES, random_tensor, requires_cuda
+
+import torch_reduce
+
+SUM_V7 = torch.ops.reduce_opt.sum_v7
+NAME = "reduce_opt::sum_v7"
+DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.int32,
+    torch.int64,
+    torch.bool,
+    torch.uint8,
+]
+
+
+def dims_for(ndim):
+    """Every kind of `dim` argument for an ndim-dim tensor: single, negative,
+    several, all of them, None and the empty list."""
+    cases = [0, -1, [ndim - 1], tuple(range(ndim)), None, []]
+    if ndim >= 2:
+        cases += [[0, -1], -2]
+    if ndim >= 3:
+        cases += [(1, 2), [-1, 0, 1]]
+    return cases
+
+
+def assert_matches_torch(result, x, dim, keepdim, dtype=None, message=""):
+    """Shape, dtype and device as torch.sum's; integer results exact; float results
+    within what a correct sum of each row may lose (sum_error_bound's rule, per output:
+    a tree bound in the accumulation type, or twice torch.sum's own error), plus the
+    rounding of the output dtype."""
+    expected = torch.sum(x, dim, keepdim, dtype=dtype)
+    message = f"{message} dim={dim} keepdim={keepdim} dtype={dtype}"
+    assert result.shape == expected.shape, message
+    assert result.dtype == expected.dtype, message
+    assert result.device == x.device, message
+    values = x.cpu() if dtype is None else x.cpu().to(dtype)
+    if not result.dtype.is_floating_point:
+        # int64 sums are exact; a narrower result wraps like torch's conversion does.
+        reference = values.sum(dim, keepdim, dtype=torch.int64).to(result.dtype)
+        assert torch.equal(result.cpu(), reference), message
+        return
+    reference = values.double().sum(dim, keepdim)
+    abs_sum = values.double().abs().sum(dim, keepdim)
+    torch_error = (expected.cpu().double() - reference).abs()
+    row_length = max(values.numel() // max(reference.numel(), 1), 2)
+    accumulate = torch.float64 if values.dtype == torch.float64 else torch.float32
+    tree_bound = 2 * torch.finfo(accumulate).eps * row_length.bit_length() * abs_sum
+    tolerance = torch.maximum(tree_bound, 2 * torch_error)
+    tolerance += torch.finfo(result.dtype).eps * reference.abs()
+    error = (result.cpu().double() - reference).abs()
+    worst = (error - tolerance).argmax() if error.numel() else None
+    assert (error <= tolerance).all(), (
+        f"{message}: |error| {error.flatten()[worst]} > {tolerance.flatten()[worst]}"
+    )
+
+
+def random_shaped(shape, dtype, device):
+    numel = 1
+    for size in shape:
+        numel *= size
+    return random_tensor(numel, dtype, device).reshape(shape)
+
+
+SHAPES = [
+    (4096,),
+    (1, 4096),
+    (10**6, 3),
+    (3, 10**6),
+    (64, 1024, 64),
+    (1,),
+    (7, 1, 9),
+    (3, 5, 7, 11),
+    (2, 3, 1, 5, 7),
+]
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("device", DEVICES)
+def test_shapes_and_dims(device, shape, keepdim, seed):
+    x = random_shaped(shape, torch.float32, device)
+    for dim in dims_for(len(shape)):
+        assert_matches_torch(SUM_V7(x, dim, keepdim), x, dim, keepdim, message=f"seed={seed}")
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("shape", [(257, 33), (1, 4096), (1000, 3), (3, 5, 7, 11)], ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("device", DEVICES)
+def test_dtypes(device, dtype, shape, keepdim, seed):
+    x = random_shaped(shape, dtype, device)
+    for dim in dims_for(len(shape)):
+        assert_matches_torch(SUM_V7(x, dim, keepdim), x, dim, keepdim, message=f"seed={seed}")
+
+
+def layouts(dtype, device):
+    """Views of 4-D data that a sum must read where they lie."""
+    base = random_shaped((8, 6, 10, 12), dtype, device)
+    return {
+        "contiguous": base,
+        "transposed": base.transpose(1, 3),
+        "channels_last": base.contiguous(memory_format=torch.channels_last),
+        "sliced": base[:, 1:5, ::2, 3:],
+        "expanded": base[:, :1].expand(8, 6, 10, 12),
+        "permuted": base.permute(2, 0, 3, 1),
+    }
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=str)
+@pytest.mark.parametrize("device", DEVICES)
+def test_layouts(device, dtype, keepdim, seed):
+    for layout, x in layouts(dtype, device).items():
+        for dim in [1, -1, (2, 3), (0, 2), [0, 1, 3], None]:
+            result = SUM_V7(x, dim, keepdim)
+            assert_matches_torch(result, x, dim, keepdim, message=f"{layout} seed={seed}")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_transposed_matrix(device, seed):
+    """A 2-D transpose turns a row sum into a column sum and back."""
+    x = random_shaped((777, 1025), torch.float32, device).t()
+    for dim in (0, 1):
+        assert_matches_torch(SUM_V7(x, dim), x, dim, False, message=f"seed={seed}")
+
+
+REQUESTED_DTYPES = [
+    (torch.bfloat16, torch.float32),
+    (torch.float16, torch.float32),
+    (torch.int32, torch.float32),
+    (torch.float32, torch.float64),
+    (torch.int32, torch.int64),
+    (torch.uint8, torch.int64),
+    (torch.bool, torch.int64),
+    (torch.float32, torch.float16),
+    (torch.int64, torch.int32),
+    (torch.float32, torch.bool),
+]
+
+
+@pytest.mark.parametrize(("dtype", "requested"), REQUESTED_DTYPES, ids=str)
+@pytest.mark.parametrize("device", DEVICES)
+def test_requested_dtype(device, dtype, requested, seed):
+    """dtype= sums x.to(dtype) into that dtype, on both overloads."""
+    x = random_shaped((33, 17, 65), dtype, device)
+    for dim in [1, (0, 2), None]:
+        for keepdim in (False, True):
+            result = SUM_V7(x, dim, keepdim, dtype=requested)
+            assert_matches_torch(result, x, dim, keepdim, requested, message=f"seed={seed}")
+    full = SUM_V7(x, dtype=requested)
+    assert_matches_torch(full, x, None, False, requested, message=f"full seed={seed}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("device", DEVICES)
+def test_integer_valued_floats_sum_exactly(device, dtype, seed):
+    """Small integers add without rounding in float32 accumulation, so every output
+    must be the exact sum rounded once: one element dropped or read twice shows."""
+    values = torch.randint(-8, 9, (64, 1024, 64), device=device)
+    x = values.to(dtype)
+    for dim in [0, 1, 2, (0, 2), (1, 2), None]:
+        expected = values.sum(dim).to(torch.float64).to(dtype)
+        assert torch.equal(SUM_V7(x, dim), expected), f"dim={dim} seed={seed}"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_special_values_stay_in_their_row(device, seed):
+    x = random_shaped((5, 1000), torch.float32, device)
+    x[1, 17] = float("nan")
+    x[3, 5] = float("inf")
+    rows = SUM_V7(x, 1)
+    assert rows[1].isnan() and rows[3].isinf()
+    assert rows[[0, 2, 4]].isfinite().all()
+    columns = SUM_V7(x, 0)
+    assert columns[17].isnan() and columns[5].isinf()
+    assert columns.isfinite().sum() == 998
+
+
+def expected_error(call):
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001 - any type torch raises is the expectation
+        return type(error)
+    raise AssertionError("torch.sum accepted the call")
+
+
+ERROR_DEVICES = [*DEVICES, pytest.param("meta")]  # meta: the fake kernel's errors
+
+
+@pytest.mark.parametrize("device", ERROR_DEVICES)
+def test_dim_errors_match_torch(device):
+    x = torch.ones(2, 3, 4, device=device)
+    scalar = torch.ones((), device=device)
+    for tensor, dim in [(x, [0, 0]), (x, (1, -2)), (x, 3), (x, -4), (scalar, 1), (scalar, [0, -1])]:
+        error_type = expected_error(lambda t=tensor, d=dim: torch.sum(t, d))
+        with pytest.raises(error_type, match=NAME):
+            SUM_V7(tensor, dim)
+
+
+@pytest.mark.parametrize("device", ERROR_DEVICES)
+def test_unsupported_dtypes_are_clear_errors(device):
+    x = torch.ones(4, 5, device=device)
+    # torch.sum has no kernel for uint16 and says NotImplementedError; so do both overloads,
+    # for the input's dtype and for the requested one, and for complex, which this op lacks.
+    for call in [
+        lambda: SUM_V7(x.to(torch.uint16), 0),
+        lambda: SUM_V7(x.to(torch.uint16)),
+        lambda: SUM_V7(x.to(torch.complex64), 1),
+        lambda: SUM_V7(x.to(torch.complex64)),
+    ]:
+        with pytest.raises(NotImplementedError, match=rf"{NAME}: unsupported dtype"):
+            call()
+    for requested in (torch.uint16, torch.complex64):
+        with pytest.raises(NotImplementedError, match=rf"{NAME}: unsupported requested dtype"):
+            SUM_V7(x, 0, dtype=requested)
+        with pytest.raises(NotImplementedError, match=rf"{NAME}: unsupported requested dtype"):
+            SUM_V7(x, dtype=requested)
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_tensors(device, keepdim):
+    for shape, dim in [((0, 3), 0), ((0, 3), 1), ((2, 0, 4), (0, 2)), ((2, 0, 4), 1), ((0,), None)]:
+        for dtype in (torch.float32, torch.int32, torch.bool):
+            x = torch.empty(shape, dtype=dtype, device=device)
+            result = SUM_V7(x, dim, keepdim)
+            assert_matches_torch(result, x, dim, keepdim, message=str(shape))
+            assert (result == 0).all()  # a reduced dim of size 0 sums to zero
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+@pytest.mark.parametrize("device", DEVICES)
+def test_zero_dim_input(device, dtype, seed):
+    x = random_tensor(1, dtype, device).reshape(())
+    for dim in [0, -1, [0], None, []]:
+        for keepdim in (False, True):
+            assert_matches_torch(SUM_V7(x, dim, keepdim), x, dim, keepdim)
+
+
+@pytest.mark.parametrize(("shape", "dim"), [((3, 10**6), 1), ((10**6, 3), 0), ((64, 1024, 64), 1)])
+@pytest.mark.parametrize("device", DEVICES)
+def test_bitwise_deterministic(device, shape, dim, seed):
+    x = random_shaped(shape, torch.float32, device)
+    first = SUM_V7(x, dim)
+    for _ in range(3):
+        assert torch.equal(SUM_V7(x, dim), first)
+    if device == "cpu":
+        threads = torch.get_num_threads()
+        try:
+            torch.set_num_threads(1)
+            assert torch.equal(SUM_V7(x, dim), first), "the result depends on the thread count"
+        finally:
+            torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_convenience_wrapper(device, seed):
+    x = random_shaped((6, 7, 8), torch.bfloat16, device)
+    assert torch.equal(torch_reduce.sum(x, (0, 2), True), SUM_V7(x, (0, 2), True))
+    assert torch.equal(torch_reduce.sum(x, dtype=torch.float32), SUM_V7(x, dtype=torch.float32))
+    assert torch_reduce.sum(x, keepdim=True).shape == (1, 1, 1)
+    assert torch_reduce.sum(x, -1).shape == (6, 7)
+    for arguments in [{"dim": 0}, {"keepdim": True}, {"dtype": torch.float32}]:
+        with pytest.raises(ValueError, match="version 7"):
+            torch_reduce.sum(x, version=6, **arguments)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_opcheck(device, seed):
+    x = random_shaped((17, 33, 9), torch.float32, device)
+    dims_cases = [
+        ((x, [-1], True), {}),
+        ((x, (0, 2)), {"dtype": torch.float64}),
+        ((x.transpose(0, 2), 1, False), {}),
+        ((random_shaped((257, 5), torch.float64, device).requires_grad_(), [0]), {}),
+        ((random_shaped((40, 30), torch.int32, device), None, True), {}),
+        ((random_shaped((8, 8), torch.bfloat16, device).t(), []), {"dtype": torch.float32}),
+    ]
+    for args, kwargs in dims_cases:
+        torch.library.opcheck(SUM_V7.dim_IntList, args, kwargs)
+    full_cases = [
+        ((x,), {"dtype": torch.float64}),
+        ((random_shaped((64, 3), torch.float64, device).requires_grad_(),), {}),
+        ((random_shaped((9, 7), torch.int32, device),), {"dtype": torch.int32}),
+    ]
+    for args, kwargs in full_cases:
+        torch.library.opcheck(SUM_V7.default, args, kwargs)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_compile_fullgraph(device, seed):
+    torch.compiler.reset()
+
+    def pooled(x):
+        return (
+            SUM_V7(x * 2, (2, 3), True, dtype=torch.float32)
+            + SUM_V7(x, dim=-1).sum(-1)[..., None, None].float()
+        )
+
+    compiled = torch.compile(pooled, fullgraph=True, backend="aot_eager", dynamic=True)
+    for shape in [(2, 3, 8, 8), (4, 5, 7, 9)]:
+        x = random_shaped(shape, torch.bfloat16, device)
+        assert torch.equal(compiled(x), pooled(x)), shape
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_export(device, seed):
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return SUM_V7(x.relu(), [1], keepdim=True, dtype=torch.float64)
+
+    x = random_shaped((16, 32, 8), torch.float32, device)
+    program = torch.export.export(Model(), (x,))
+    assert any(node.target == SUM_V7.dim_IntList for node in program.graph.nodes)
+    fresh = random_shaped((16, 32, 8), torch.float32, device)
+    assert_matches_torch(program.module()(fresh), fresh.relu(), [1], True, torch.float64)
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradcheck(device, keepdim, seed):
+    x = random_shaped((4, 3, 5), torch.float64, device).requires_grad_()
+    for dim in [1, -1, (0, 2), None, []]:
+        assert torch.autograd.gradcheck(lambda t, d=dim: SUM_V7(t, d, keepdim), (x,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradient_is_in_the_input_dtype(device, seed):
+    """dtype= changes the result's dtype, not the gradient's: as torch.sum's."""
+    x = random_shaped((6, 10), torch.float32, device).requires_grad_()
+    for call in [
+        lambda t: SUM_V7(t, dtype=torch.float64),
+        lambda t: SUM_V7(t, 1, dtype=torch.float64),
+        lambda t: torch.sum(t, 1, dtype=torch.float64),
+    ]:
+        (grad,) = torch.autograd.grad(call(x), x, torch.ones_like(call(x)))
+        assert grad.dtype == torch.float32 and torch.equal(grad, torch.ones_like(x))
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("shape", "dim"), [((4096, 1000), -1), ((4096, 1000), 0), ((8, 6, 7, 9), (2, 3))]
+)
+def test_cuda_graph_replays_see_new_data(shape, dim, seed):
+    static_input = random_shaped(shape, torch.float32, "cuda")
+    SUM_V7(static_input, dim)  # warm up outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_output = SUM_V7(static_input, dim)
+    for _ in range(3):
+        fresh = random_shaped(shape, torch.float32, "cuda")
+        static_input.copy_(fresh)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_matches_torch(static_output, fresh, dim, False, message=f"seed={seed}")
+        assert torch.equal(static_output, SUM_V7(fresh, dim)), "graph and eager differ"
+
+
+def skip_unless_free(bytes_needed):
+    free, _ = torch.cuda.mem_get_info()
+    if free < bytes_needed:
+        pytest.skip(f"needs {bytes_needed / 2**30:.1f} GiB free on the GPU, has {free / 2**30:.1f}")
+
+
+@pytest.mark.large
+@requires_cuda
+def test_reduced_rows_of_more_than_2_31_elements(seed):
+    """int8 sums are exact, so any indexing slip past 2**31 shows as a wrong number:
+    two columns, the same as strided rows, and one contiguous row, each longer than 2**31."""
+    length = 2**31 + 7
+    skip_unless_free(2 * length + 2**30)
+    x = torch.randint(-128, 128, (length, 2), dtype=torch.int8, device="cuda")
+    expected = sum(chunk.sum(0, dtype=torch.int64) for chunk in x.split(2**28))
+    assert torch.equal(SUM_V7(x, 0), expected)
+    assert torch.equal(SUM_V7(x.t(), 1), expected)
+    row = x.view(1, -1)[:, :length]
+    expected = sum(chunk.sum(dtype=torch.int64) for chunk in row.split(2**28, dim=1))
+    assert SUM_V7(row, -1).item() == expected.item()
+
+
+@pytest.mark.large
+@requires_cuda
+def test_more_than_2_31_elements_along_kept_dims(seed):
+    """More than 2**31 outputs (and input elements), and a large input with a short
+    reduced dim: the output and kept-dim indexing must be 64-bit."""
+    outputs = 2**31 + 3
+    skip_unless_free(2 * outputs + 2 * outputs + 2**30)
+    x = torch.randint(-128, 128, (outputs, 2), dtype=torch.int8, device="cuda")
+    result = SUM_V7(x, 1, dtype=torch.int8)  # one byte per output: wraps like torch's
+    assert torch.equal(result, torch.sum(x, 1, dtype=torch.int8))
+    del result
+    columns = x.t()  # (2, outputs): reduce the outer dim
+    assert torch.equal(
+        SUM_V7(columns, 0, dtype=torch.int8), torch.sum(columns, 0, dtype=torch.int8)
+    )
