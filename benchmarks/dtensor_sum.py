@@ -65,7 +65,7 @@ def local_chunk(total: int, rank: int, world_size: int) -> int:
 
 
 def device_slug(device: torch.device) -> str:
-    """ "NVIDIA H200" -> "h200", for the results folder."""
+    """The GPU's short name for the results folder: "NVIDIA H200" -> "h200"."""
     if device.type != "cuda":
         return "cpu"
     words = torch.cuda.get_device_name(device).lower().replace("nvidia", "").split()

@@ -12,9 +12,14 @@ and checks, for every case, on every rank:
 
 import datetime
 import itertools
+import json
+import os
 import queue
+import subprocess
+import sys
 import time
 import traceback
+from pathlib import Path
 
 import pytest
 import torch
@@ -23,6 +28,7 @@ from conftest import random_tensor
 
 import torch_reduce  # noqa: F401  (registers the ops and their sharding rules)
 
+REPO = Path(__file__).resolve().parent.parent
 PROCESS_TIMEOUT_S = 180
 COLLECTIVE_TIMEOUT = datetime.timedelta(seconds=60)
 DTYPES = [torch.float32, torch.bfloat16, torch.int32]
@@ -32,6 +38,17 @@ requires_two_gpus = pytest.mark.skipif(
     reason=f"needs 2 CUDA devices for NCCL, found {torch.cuda.device_count()}",
 )
 BACKENDS = [pytest.param("gloo", id="gloo-cpu"), pytest.param("nccl", marks=requires_two_gpus)]
+# sum_v7.dim_IntList runs on the CPU; its CUDA kernel lands separately (the lead's csrc/cuda/v7).
+HAS_CUDA_DIM_KERNEL = torch._C._dispatch_has_kernel_for_dispatch_key(
+    "reduce_opt::sum_v7.dim_IntList", "CUDA"
+)
+requires_cuda_dim_kernel = pytest.mark.skipif(
+    not HAS_CUDA_DIM_KERNEL, reason="this build has no CUDA kernel for sum_v7.dim_IntList"
+)
+DIM_BACKENDS = [
+    pytest.param("gloo", id="gloo-cpu"),
+    pytest.param("nccl", marks=[requires_two_gpus, requires_cuda_dim_kernel]),
+]
 
 
 class RankGroup:
@@ -156,15 +173,20 @@ def same_random_tensor(shape, dtype, seed):
     return random_tensor(numel, dtype, "cpu").reshape(shape)
 
 
-def check_against_torch_sum(dtensor, reduce_args, reduce_kwargs, full_input, message):
-    """Compare sum_v7 with torch.sum on ``dtensor``, and both with the exact sum."""
-    from torch.distributed.tensor import Partial
+def check_against_torch_sum(
+    dtensor, reduce_args, reduce_kwargs, full_input, message, torch_args=None
+):
+    """Compare sum_v7 with torch.sum on ``dtensor``, and both with the exact sum.
+
+    ``torch_args`` replaces ``reduce_args`` for torch.sum, for a call that means the same.
+    """
+    from torch.distributed.tensor import DTensor, Partial
     from torch.distributed.tensor.debug import CommDebugMode
 
     with CommDebugMode() as comm:
         ours = sum_v7(dtensor, *reduce_args, **reduce_kwargs)
     assert comm.get_total_counts() == 0, f"{message}: sum_v7 communicated {comm.get_comm_counts()}"
-    theirs = torch.sum(dtensor, *reduce_args, **reduce_kwargs)
+    theirs = torch.sum(dtensor, *(torch_args or reduce_args), **reduce_kwargs)
     assert ours.placements == theirs.placements, f"{message}: {ours.placements}"
     assert ours.shape == theirs.shape, message
     assert ours.dtype == theirs.dtype == ours.to_local().dtype, message
@@ -173,10 +195,16 @@ def check_against_torch_sum(dtensor, reduce_args, reduce_kwargs, full_input, mes
     expected_local = sum_v7(dtensor.to_local(), *reduce_args, **reduce_kwargs)
     assert torch.equal(local, expected_local), f"{message}: local result is not sum_v7's"
 
-    partial_abs = torch.zeros(local.shape, dtype=torch.float64, device=local.device)
+    partial_abs = torch.zeros((), dtype=torch.float64)
     if any(isinstance(p, Partial) for p in ours.placements):
-        partial_abs = local.double().abs()
-        dist.all_reduce(partial_abs)
+        # The sum of the partials' magnitudes, in the output's global shape.
+        partial_abs = DTensor.from_local(
+            local.double().abs(),
+            ours.device_mesh,
+            ours.placements,
+            shape=ours.shape,
+            stride=ours.stride(),
+        ).full_tensor()
     assert_close_to_exact(
         ours.full_tensor().cpu(),
         theirs.full_tensor().cpu(),
@@ -196,12 +224,13 @@ def assert_close_to_exact(result, torch_result, x, reduce_args, reduce_kwargs, p
     on the same DTensor; plus the output dtype's rounding of the result and of
     each rank's partial sum (Partial outputs are rounded before the all-reduce).
     """
+    shape_kwargs = {key: value for key, value in reduce_kwargs.items() if key != "dtype"}
     if not result.dtype.is_floating_point:
-        exact = torch.sum(x, *reduce_args, dtype=torch.int64, **reduce_kwargs)
+        exact = torch.sum(x, *reduce_args, dtype=torch.int64, **shape_kwargs)
         assert torch.equal(result, exact), msg
         return
-    reference = torch.sum(x.double(), *reduce_args, **reduce_kwargs)
-    abs_sum = torch.sum(x.double().abs(), *reduce_args, **reduce_kwargs)
+    reference = torch.sum(x.double(), *reduce_args, **shape_kwargs)
+    abs_sum = torch.sum(x.double().abs(), *reduce_args, **shape_kwargs)
     terms = x.numel() // max(reference.numel(), 1)
     accumulate = torch.float64 if result.dtype == torch.float64 else torch.float32
     tree_bound = 2 * torch.finfo(accumulate).eps * max(terms, 2).bit_length() * abs_sum
@@ -277,6 +306,10 @@ def low_precision_worker(device, seed):
             assert torch.equal(result.full_tensor(), combined_in_float32_rounded_once), (
                 f"seed={seed + case} {dtype} {op}"
             )
+        # dtype=torch.float32 keeps the partials in float32 and all-reduces them in float32.
+        message = f"seed={seed + case} {dtype} summed with dtype=torch.float32"
+        ours = check_against_torch_sum(dtensor, (), {"dtype": torch.float32}, x, message)
+        assert ours.to_local().dtype == torch.float32, message
 
 
 def shorter_than_mesh_worker(device, seed):
@@ -301,12 +334,93 @@ def shorter_than_mesh_worker(device, seed):
                 assert full == exact, message
 
 
+DIM_CASES = [  # (dim, keepdim) on a 3-dim tensor; cases run in turn on the same DTensor
+    ([0], False),
+    ([1], False),
+    ([2], True),
+    ([-1], False),
+    ([0, 2], False),
+    ([2, 0], True),
+    ([1], True),
+    (None, False),
+    ([], True),
+]
+
+
+def dim_sum_worker(device, seed):
+    """Reducing the sharded dim gives Partial; reducing others keeps the shard,
+    renumbered when keepdim is False. Shape (5, 4, 3) shards unevenly on dims
+    0 and 2. A Partial input stays Partial."""
+    from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
+
+    mesh = mesh_1d(device)
+    shape = (5, 4, 3)
+    placements = [Shard(0), Shard(1), Shard(2), Replicate()]
+    for case, (placement, dtype) in enumerate(itertools.product(placements, DTYPES)):
+        x = same_random_tensor(shape, dtype, seed + case)
+        dtensor = distribute_tensor(x.to(device), mesh, [placement])
+        for dim, keepdim in DIM_CASES:
+            message = f"seed={seed + case} {placement} {dtype} dim={dim} keepdim={keepdim}"
+            # dim=[] reduces every dim, like None; torch.sum on a DTensor (torch 2.14.1)
+            # keeps Shard(d) for [] and cannot gather its 0-dim result, so compare with None.
+            torch_args = (dim or None, keepdim)
+            check_against_torch_sum(dtensor, (dim, keepdim), {}, x, message, torch_args)
+
+    world_size = dist.get_world_size()
+    for case, dtype in enumerate(DTYPES):
+        first_seed = seed + 100 + case * world_size
+        addends = [same_random_tensor((5, 3), dtype, first_seed + r) for r in range(world_size)]
+        dtensor = DTensor.from_local(addends[dist.get_rank()].to(device), mesh, [Partial("sum")])
+        for dims, keepdim in itertools.product(([1], [0, 1], [-2]), (False, True)):
+            # Summed over dims[0] (and more), concatenating along dims[0] gives the same sums.
+            whole = torch.cat(addends, dim=dims[0])
+            message = f"seed={first_seed} Partial {dtype} dim={dims} keepdim={keepdim}"
+            ours = check_against_torch_sum(dtensor, (dims, keepdim), {}, whole, message)
+            assert ours.placements == (Partial("sum"),), message
+
+
+MESH_2D_CASES = [  # (global shape, placements on a 2 x 2 mesh)
+    ((6, 5), ("S0", "S1")),
+    ((7, 5), ("S0", "R")),
+    ((7, 5), ("R", "S1")),
+    ((9, 5), ("S0", "S0")),  # rows split in 2, then each half in 2 again: 3, 2, 2, 2
+]
+
+
+def parse_placement(name):
+    from torch.distributed.tensor import Replicate, Shard
+
+    return Replicate() if name == "R" else Shard(int(name[1:]))
+
+
+def mesh_2d_worker(device, seed):
+    """Each mesh dim follows the 1-D rules on its own."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Partial, Replicate, distribute_tensor
+
+    mesh = init_device_mesh(device.type, (2, 2))
+    cases = itertools.product(MESH_2D_CASES, DTYPES)
+    for case, ((shape, names), dtype) in enumerate(cases):
+        x = same_random_tensor(shape, dtype, seed + case)
+        placements = [parse_placement(name) for name in names]
+        dtensor = distribute_tensor(x.to(device), mesh, placements)
+        message = f"seed={seed + case} shape={shape} {names} {dtype}"
+        ours = check_against_torch_sum(dtensor, (), {}, x, message)
+        expected = tuple(Replicate() if name == "R" else Partial("sum") for name in names)
+        assert ours.placements == expected, message
+
+
 # ---- tests ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_full_sum_placements(backend, rank_groups, seed):
     rank_groups(2, backend).run(full_sum_worker, seed)
+
+
+@pytest.mark.parametrize("backend", DIM_BACKENDS)
+def test_dim_sum_placements(backend, rank_groups, seed):
+    rank_groups(2, backend).run(dim_sum_worker, seed)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -325,5 +439,42 @@ def test_sharded_dim_shorter_than_mesh(backend, rank_groups, seed):
 
 
 def test_empty_shard_three_ranks(rank_groups, seed):
-    # 4 rows over 3 ranks are chunks of 2, 2 and 0: the last rank sums an empty shard.
-    rank_groups(3, "gloo").run(full_sum_worker, seed)
+    # 4 entries over 3 ranks are chunks of 2, 2 and 0: the last rank sums an empty shard
+    # (shape (4, 5) in the full sums, dim 1 of (5, 4, 3) in the dim sums).
+    group = rank_groups(3, "gloo")
+    group.run(full_sum_worker, seed)
+    group.run(dim_sum_worker, seed)
+
+
+def test_2d_mesh_four_ranks(rank_groups, seed):
+    rank_groups(4, "gloo").run(mesh_2d_worker, seed)
+
+
+def test_benchmark_smoke_on_gloo(tmp_path):
+    """benchmarks/dtensor_sum.py runs end to end (2 CPU ranks, a small tensor)."""
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node",
+        "2",
+    ]
+    command += ["-m", "benchmarks.dtensor_sum", "--device", "cpu", "--log2", "12", "--iters", "2"]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])}
+    proc = subprocess.run(
+        [*command, "--out", str(tmp_path)],
+        cwd=REPO,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=PROCESS_TIMEOUT_S,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert all(check["ok"] for check in results["check"]["results"].values()), results["check"]
+    variants = [row["variant"] for row in results["rows"]]
+    assert variants == ["sum_v7 DTensor", "torch.sum DTensor", "baseline", "local only"]
+    assert all(row["time_us"] > 0 for row in results["rows"]), results["rows"]
+    assert results["metadata"]["local_elements"] == [2048, 2048]
+    assert (tmp_path / "summary.md").is_file()
