@@ -77,7 +77,6 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 template <typename InT, typename OutT>
 void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                        const LaunchContext& context) {
-  using AccT = acc_t<InT>;
   const auto kernel = column_sum_kernel<InT, OutT>;
   const int64_t column_blocks = ceil_div(problem.inner_outputs, kWarpSize);
   const int64_t column_units = problem.outer.numel() * column_blocks;
@@ -91,11 +90,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   kernel<<<grid, kBlock, 0, context.stream>>>(problem, column_blocks, finish.partials,
                                               finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  if (splits > 1 && finish.counter == nullptr) {
-    sum_partials_kernel<kBlock, AccT, OutT>
-        <<<1, kBlock, 0, context.stream>>>(finish.partials, outputs, splits, problem.result);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
-  }
+  finish_in_second_launch_if_needed<kBlock>(finish, outputs, splits, problem.result,
+                                            context.stream);
 }
 
 #define INSTANTIATE(InT, OutT)                                                       \

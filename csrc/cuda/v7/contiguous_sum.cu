@@ -86,15 +86,10 @@ constexpr int64_t kOneBlockRounds = 2;
 template <int kBlock, int kUnroll, typename InT, typename OutT>
 void launch_shape(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context, int64_t blocks) {
-  using AccT = acc_t<InT>;
   contiguous_sum_kernel<kBlock, kUnroll>
       <<<blocks, kBlock, 0, context.stream>>>(problem, finish.partials, finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  if (blocks > 1 && finish.counter == nullptr) {
-    sum_partials_kernel<kBlock, AccT, OutT>
-        <<<1, kBlock, 0, context.stream>>>(finish.partials, 1, blocks, problem.result);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
-  }
+  finish_in_second_launch_if_needed<kBlock>(finish, 1, blocks, problem.result, context.stream);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 
 #include <cuda/atomic>
 
+#include <c10/cuda/CUDAException.h>
+
 #include "loads.cuh"
+#include "problem.h"
 
 namespace torch_reduce::cuda::v7 {
 
@@ -97,6 +100,17 @@ template <int kBlock, typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
     sum_partials_kernel(const AccT* partials, int64_t outputs, int64_t splits, OutT* result) {
   sum_partials<kBlock>(partials, outputs, splits, result);
+}
+
+// Host side: a split reduction launched without a counter (external
+// streams, or every graph slot in use) is finished by a second launch.
+template <int kBlock, typename AccT, typename OutT>
+void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outputs,
+                                       int64_t splits, OutT* result, cudaStream_t stream) {
+  if (splits <= 1 || finish.counter != nullptr) return;
+  sum_partials_kernel<kBlock, AccT, OutT><<<1, kBlock, 0, stream>>>(finish.partials, outputs,
+                                                                    splits, result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 // Finishes a split reduction whose blocks have written their partials (and

@@ -108,7 +108,6 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 template <typename InT, typename OutT>
 void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                     const LaunchContext& context) {
-  using AccT = acc_t<InT>;
   const auto kernel = row_sum_kernel<InT, OutT>;
   const int64_t outputs = problem.outputs.numel();
   const int64_t chunks_per_row = ceil_div(problem.row_length, kChunk<InT>);
@@ -120,11 +119,8 @@ void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT
   kernel<<<blocks, kBlock, 0, context.stream>>>(problem, splits, chunks_per_row, finish.partials,
                                                 finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  if (splits > 1 && finish.counter == nullptr) {
-    sum_partials_kernel<kBlock, AccT, OutT>
-        <<<1, kBlock, 0, context.stream>>>(finish.partials, outputs, splits, problem.result);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
-  }
+  finish_in_second_launch_if_needed<kBlock>(finish, outputs, splits, problem.result,
+                                            context.stream);
 }
 
 #define INSTANTIATE(InT, OutT)                                                         \
