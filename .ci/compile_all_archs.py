@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import torch
 from torch.utils import cpp_extension
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,6 +48,11 @@ def default_sources() -> list[str]:
     raise SystemExit(f"no file matches any of {ALL_ARCH_SOURCES}")
 
 
+def cxx_standard() -> str:
+    # What torch.utils.cpp_extension passes: C++17 up to torch 2.11, C++20 from 2.12.
+    return "-std=c++20" if torch.__version__ >= "2.12" else "-std=c++17"
+
+
 def nvcc_command(source: str) -> list[str]:
     # The flags that torch.utils.cpp_extension gives the extension's .cu files.
     os.environ["TORCH_CUDA_ARCH_LIST"] = setup_constant("DEFAULT_CUDA_ARCH_LIST")
@@ -57,7 +63,7 @@ def nvcc_command(source: str) -> list[str]:
         *cpp_extension.COMMON_NVCC_FLAGS,
         *setup_constant("NVCC_RELEASE_FLAGS"),
         *cpp_extension._get_cuda_arch_flags(),
-        "-std=c++20",
+        cxx_standard(),
         "-DTORCH_API_INCLUDE_EXTENSION_H",
         "-c",
         source,
@@ -70,7 +76,7 @@ def main() -> int:
     sources = sys.argv[1:] or default_sources()
     for source in sources:
         command = nvcc_command(source)
-        archs = [flag.split("code=")[1] for flag in command if flag.startswith("-gencode")]
+        archs = [flag.rsplit("code=", 1)[1] for flag in command if flag.startswith("-gencode")]
         print(f"{source}: {' '.join(archs)}", flush=True)
         start = time.monotonic()
         subprocess.run(command, cwd=REPO, check=True)
