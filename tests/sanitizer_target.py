@@ -137,6 +137,16 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "5x7x33 bfloat16 permuted": inputs["5x7x33 bfloat16 permuted"],
         "37x129 float32 transposed": inputs["37x129 float32 transposed"],
         "257 int32": inputs["257 int32"],
+        # Column sums split over rows: vector loads, then scalar ones.
+        "2000x64 float32": on_gpu_ending_at_allocation_end(2000 * 64, torch.float32, 0).view(
+            2000, 64
+        ),
+        "300x40x136 bfloat16": on_gpu_ending_at_allocation_end(
+            300 * 40 * 136, torch.bfloat16, 0
+        ).view(300, 40, 136),
+        "2000x66 float32, 1 element in": on_gpu_ending_at_allocation_end(
+            2000 * 66, torch.float32, 1
+        ).view(2000, 66),
     }
     for name, x in tensors.items():
         dim_lists = (
@@ -147,6 +157,12 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
                 what = f"sum_v7 dims={dims} keepdim={keepdim}, {name}"
                 result = SUM_V7.dim_IntList(x, dims, keepdim)
                 check(result, x, what, dim=dims or None, keepdim=keepdim)
+    # A split column sum on an external stream finishes in a second launch.
+    with external_stream() as stream, torch.cuda.stream(stream):
+        x = tensors["2000x64 float32"]
+        result = SUM_V7.dim_IntList(x, [0])
+        stream.synchronize()
+        check(result, x, "sum_v7 dims=[0] on an external stream", dim=[0])
 
 
 def run_graph_part() -> None:
@@ -168,15 +184,18 @@ def run_graph_part() -> None:
                 torch.cuda.synchronize()
                 check(static_output, fresh, f"sum_v{version} graph replay {replay}, {name}")
     if HAS_DIMS_OVERLOAD:
-        static_input = on_gpu_ending_at_allocation_end(37 * 129, torch.float32, 0).view(37, 129)
-        SUM_V7.dim_IntList(static_input, [1])
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            static_output = SUM_V7.dim_IntList(static_input, [1])
-        graph.replay()
-        torch.cuda.synchronize()
-        check(static_output, static_input, "sum_v7 dims=[1] graph replay", dim=[1])
+        # Rows, then columns in several bands on the graph's own counters.
+        for shape, dim in (((37, 129), [1]), ((3000, 520), [0])):
+            numel = shape[0] * shape[1]
+            static_input = on_gpu_ending_at_allocation_end(numel, torch.float32, 0).view(shape)
+            SUM_V7.dim_IntList(static_input, dim)
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                static_output = SUM_V7.dim_IntList(static_input, dim)
+            graph.replay()
+            torch.cuda.synchronize()
+            check(static_output, static_input, f"sum_v7 {shape} dims={dim} graph replay", dim=dim)
 
 
 PARTS = {

@@ -366,6 +366,58 @@ def test_cuda_graph_replays_see_new_data(shape, dim, seed):
         assert torch.equal(static_output, SUM_V7(fresh, dim)), "graph and eager differ"
 
 
+# Sums over outer dims (the column class): vector loads (aligned rows) and scalar
+# ones (odd widths, a misaligned start), one band of columns or many, split over
+# the rows or not, and the channels_last H x W sum.
+COLUMN_CASES = [
+    ("2000x64 float32", (2000, 64), torch.float32, [0], lambda x: x),
+    ("3000x520 float32", (3000, 520), torch.float32, [0], lambda x: x),
+    ("3000x129 float32", (3000, 129), torch.float32, [0], lambda x: x),
+    ("3001x66 float32, 1 element in", (3001, 66), torch.float32, [0], lambda x: x[1:, 1:65]),
+    ("512x96x520 bfloat16", (512, 96, 520), torch.bfloat16, [0, 1], lambda x: x),
+    (
+        "4x256x9x9 bfloat16 channels_last",
+        (4, 256, 9, 9),
+        torch.bfloat16,
+        [2, 3],
+        lambda x: x.contiguous(memory_format=torch.channels_last),
+    ),
+    ("64x300x64 float64", (64, 300, 64), torch.float64, [1], lambda x: x),
+    ("2000x136 int8", (2000, 136), torch.int8, [0], lambda x: x),
+    ("6000x40 int32", (6000, 40), torch.int32, [0], lambda x: x),
+]
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("shape", "dtype", "dim", "view"),
+    [case[1:] for case in COLUMN_CASES],
+    ids=[case[0] for case in COLUMN_CASES],
+)
+def test_column_sum_finish_paths_agree(shape, dtype, dim, view, seed):
+    """Each way a split column sum finishes gives torch.sum's result, bit for bit the
+    same: the last block of each band (PyTorch's streams), a second launch (external
+    streams), and graph-owned counters (capture)."""
+    from raw_streams import external_stream
+
+    x = view(random_shaped(shape, dtype, "cuda"))
+    on_default = SUM_V7(x, dim)
+    assert_matches_torch(on_default, x, dim, False, message=f"seed={seed}")
+    with torch.cuda.stream(torch.cuda.Stream()):
+        on_pool = SUM_V7(x, dim)
+    with external_stream() as stream, torch.cuda.stream(stream):
+        on_external = SUM_V7(x, dim)
+        stream.synchronize()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = SUM_V7(x, dim)
+    graph.replay()
+    torch.cuda.synchronize()
+    for name, result in (("pool", on_pool), ("external", on_external), ("graph", captured)):
+        assert torch.equal(result, on_default), f"{name} stream differs from the default stream"
+
+
 def skip_unless_free(bytes_needed):
     free, _ = torch.cuda.mem_get_info()
     if free < bytes_needed:

@@ -1,13 +1,17 @@
-// sum_v7 over outer dims: the innermost kept dim is contiguous, so the lanes
-// of a warp take 32 neighbouring outputs (columns) and every load of the warp
-// is one 128-byte line; the block's 8 warps take interleaved rows of the
-// reduced dims, and blocks split the rows further when there are too few
-// columns to fill the GPU. Covers sums over a batch, over H x W of a
-// channels_last activation, over the middle dim of a 3-D tensor.
+// sum_v7 over outer dims: the innermost kept dim is contiguous, so each
+// thread takes a vector of neighbouring outputs (columns) and every row of a
+// warp's loads is one contiguous span. A block is a band of up to 32 such
+// threads side by side, times as many row lanes as fill 256 threads; the row
+// lanes take interleaved rows and meet in shared memory. When there are too
+// few bands to fill the GPU, blocks split the rows, and the last block of
+// each band to finish sums the band's partials, on the band's own counter.
+// Covers sums over a batch, over H x W of a channels_last activation, over the
+// middle dim of a 3-D tensor.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "launch_policy.h"
@@ -20,56 +24,204 @@ namespace {
 
 constexpr int kBlock = 256;
 // Strided offsets need more than 32 registers; 64 leaves half the threads
-// resident, still far more loads in flight than the memory needs.
+// resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
-constexpr int kRowLanes = kBlock / kWarpSize;
-// A thread's rows per split are at least this many rounds of loads.
-constexpr int64_t kMinRowsPerThread = 16;
-// Each output's partials are summed by one thread: keep that short.
-constexpr int64_t kMaxSplits = 64;
+constexpr int kUnroll = 4;
+// A thread's rows per split are at least this many (two rounds of loads).
+constexpr int64_t kMinRowsPerThread = 2 * kUnroll;
+// The last block of a band reads the band's splits x band width partials,
+// each thread this many at most.
+constexpr int64_t kMaxPartialsPerThread = 32;
 
-template <typename InT, typename OutT>
+// Columns per thread when the layout allows vector loads: 16 bytes, or 8
+// columns of 1-byte types (their 64-bit accumulators would not fit more).
+template <typename T>
+constexpr int kVectorColumns = kVectorBytes / sizeof(T) < 8 ? kVectorBytes / sizeof(T) : 8;
+
+template <typename T, int kColumns>
+__device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* address) {
+  if constexpr (kColumns * sizeof(T) == kVectorBytes) {
+    return load_streaming(reinterpret_cast<const Vector<T>*>(address));
+  } else {
+    return *reinterpret_cast<const AlignedVector<T, kColumns>*>(address);
+  }
+}
+
+// The block's lanes: 2^column_lanes_log2 threads side by side along the
+// columns, kBlock / that many along the rows.
+struct BandShape {
+  int column_lanes_log2;
+  int64_t bands_per_outer;
+};
+
+// result_band[c] = sum over s of band_partials[s * band_width + c] by the
+// block of the band: kBlock / band_width split lanes per column, each summing
+// every split_lanes-th split, then a fixed tree over the lanes. The in-kernel
+// finish and the second launch run this same code and give the same bits.
+// `scratch` holds kBlock accumulators.
+template <typename AccT, typename OutT>
+__device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int64_t splits,
+                                                  int band_width, int64_t columns,
+                                                  OutT* result_band, AccT* scratch) {
+  const int split_lanes = kBlock / band_width;
+  const int c = threadIdx.x % band_width;
+  const int split_lane = threadIdx.x / band_width;
+  AccT sum = AccT(0);
+  if (split_lane < split_lanes && c < columns) {
+    for (int64_t s = split_lane; s < splits; s += split_lanes) {
+      sum += load_partial(band_partials + s * band_width + c);
+    }
+  }
+  scratch[threadIdx.x] = sum;
+  for (int stride = split_lanes / 2; stride > 0; stride /= 2) {
+    __syncthreads();
+    if (split_lane < stride) {
+      sum += scratch[threadIdx.x + stride * band_width];
+      scratch[threadIdx.x] = sum;
+    }
+  }
+  if (split_lane == 0 && c < columns) result_band[c] = static_cast<OutT>(sum);
+}
+
+template <typename InT, typename OutT, int kColumns>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    column_sum_kernel(ColumnProblem<InT, OutT> problem, int64_t column_blocks,
-                      acc_t<InT>* partials, unsigned int* counter) {
+    column_sum_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, acc_t<InT>* partials,
+                      unsigned int* counters) {
   using AccT = acc_t<InT>;
-  __shared__ AccT row_lane_sums[kRowLanes][kWarpSize + 1];
-  const int column_lane = threadIdx.x % kWarpSize;
-  const int row_lane = threadIdx.x / kWarpSize;
+  __shared__ AccT lane_sums[kColumns][kBlock];
+  const int column_lanes = 1 << shape.column_lanes_log2;
+  const int row_lanes = kBlock >> shape.column_lanes_log2;
+  const int column_lane = threadIdx.x & (column_lanes - 1);
+  const int row_lane = threadIdx.x >> shape.column_lanes_log2;
+  const int band_width = column_lanes * kColumns;
   const int64_t splits = gridDim.y;
   const int64_t rows = problem.reduced.numel();
-  const int64_t outputs = problem.outer.numel() * problem.inner_outputs;
-  for (int64_t unit = blockIdx.x; unit < problem.outer.numel() * column_blocks;
-       unit += gridDim.x) {
-    const int64_t outer = unit / column_blocks;
-    const int64_t column = (unit % column_blocks) * kWarpSize + column_lane;
-    AccT sum = AccT(0);
-    if (column < problem.inner_outputs) {
+  const int64_t row_end = rows * (blockIdx.y + 1) / splits;
+  const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
+  for (int64_t band = blockIdx.x; band < bands; band += gridDim.x) {
+    const int64_t outer = band / shape.bands_per_outer;
+    const int64_t band_column = (band % shape.bands_per_outer) * band_width;
+    const int64_t column = band_column + column_lane * kColumns;
+    const bool has_column = column < problem.inner_outputs;
+    AccT sums[kColumns];
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
+    if (has_column) {
       const InT* base = problem.input + problem.outer.offset(outer) + column;
-      const int64_t last = rows * (blockIdx.y + 1) / splits;
-#pragma unroll 4
-      for (int64_t r = rows * blockIdx.y / splits + row_lane; r < last; r += kRowLanes) {
-        sum += static_cast<AccT>(base[problem.reduced.offset(r)]);
+      int64_t r = rows * blockIdx.y / splits + row_lane;
+      for (; r + (kUnroll - 1) * row_lanes < row_end; r += kUnroll * row_lanes) {
+        AlignedVector<InT, kColumns> batch[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          batch[u] = load_columns<InT, kColumns>(base + problem.reduced.offset(r + u * row_lanes));
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+          for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(batch[u].values[c]);
+        }
+      }
+      for (; r < row_end; r += row_lanes) {
+        const auto vector = load_columns<InT, kColumns>(base + problem.reduced.offset(r));
+#pragma unroll
+        for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(vector.values[c]);
       }
     }
-    row_lane_sums[row_lane][column_lane] = sum;
-    __syncthreads();
-    if (row_lane == 0 && column < problem.inner_outputs) {
-      for (int r = 1; r < kRowLanes; ++r) sum += row_lane_sums[r][column_lane];
-      const int64_t output = outer * problem.inner_outputs + column;
+    // Row lanes meet in a fixed tree: row lane 0 ends with the block's sums.
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) lane_sums[c][threadIdx.x] = sums[c];
+    for (int stride = row_lanes / 2; stride > 0; stride /= 2) {
+      __syncthreads();
+      if (row_lane < stride) {
+#pragma unroll
+        for (int c = 0; c < kColumns; ++c) {
+          sums[c] += lane_sums[c][threadIdx.x + stride * column_lanes];
+          lane_sums[c][threadIdx.x] = sums[c];
+        }
+      }
+    }
+    if (row_lane == 0 && has_column) {
       if (splits == 1) {
-        problem.result[output] = static_cast<OutT>(sum);
+        OutT* out = problem.result + outer * problem.inner_outputs + column;
+#pragma unroll
+        for (int c = 0; c < kColumns; ++c) out[c] = static_cast<OutT>(sums[c]);
       } else {
-        partials[output * splits + blockIdx.y] = sum;
+        AccT* slot = partials + (band * splits + blockIdx.y) * band_width + column_lane * kColumns;
+#pragma unroll
+        for (int c = 0; c < kColumns; ++c) slot[c] = sums[c];
         __threadfence();  // published by thread 0's ticket below
       }
     }
-    __syncthreads();
+    if (splits > 1 && counters != nullptr && arrive_last(counters + band, splits)) {
+      sum_band_partials(partials + band * splits * band_width, splits, band_width,
+                        problem.inner_outputs - band_column,
+                        problem.result + outer * problem.inner_outputs + band_column,
+                        lane_sums[0]);
+      if (threadIdx.x == 0) counters[band] = 0;  // ready for the next launch that owns it
+    }
+    __syncthreads();  // lane_sums is reused by the next band
   }
-  if (splits > 1) {
-    finish_in_last_block<kBlock>(static_cast<const AccT*>(partials), outputs, splits,
-                                 problem.result, counter);
+}
+
+// The second launch of a split column sum whose first had no counters: one
+// block per band.
+template <typename AccT, typename OutT>
+__global__ void __launch_bounds__(kBlock)
+    column_partials_kernel(const AccT* partials, int64_t splits, int band_width,
+                           int64_t bands_per_outer, int64_t inner_outputs, OutT* result) {
+  __shared__ AccT scratch[kBlock];
+  const int64_t band = blockIdx.x;
+  const int64_t band_column = (band % bands_per_outer) * band_width;
+  sum_band_partials(partials + band * splits * band_width, splits, band_width,
+                    inner_outputs - band_column,
+                    result + (band / bands_per_outer) * inner_outputs + band_column, scratch);
+}
+
+template <typename InT, typename OutT, int kColumns>
+void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                  const LaunchContext& context) {
+  using AccT = acc_t<InT>;
+  const auto kernel = column_sum_kernel<InT, OutT, kColumns>;
+  const int64_t vector_columns = ceil_div(problem.inner_outputs, kColumns);
+  int column_lanes_log2 = 0;
+  while (column_lanes_log2 < 5 && (int64_t(1) << column_lanes_log2) < vector_columns) {
+    ++column_lanes_log2;
   }
+  const int row_lanes = kBlock >> column_lanes_log2;
+  const int band_width = (1 << column_lanes_log2) * kColumns;
+  const BandShape shape{column_lanes_log2, ceil_div(problem.inner_outputs, band_width)};
+  const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
+  const int64_t wave = one_wave(kernel, kBlock, context.device, context.sm_count);
+  const int64_t splits = split_count(
+      bands, std::max<int64_t>(1, problem.reduced.numel() / (row_lanes * kMinRowsPerThread)),
+      wave, kMaxPartialsPerThread * kBlock / band_width);
+  AccT* partials = splits > 1 ? finish.partials_for(bands * splits * band_width) : nullptr;
+  unsigned int* counters = splits > 1 && bands <= finish.counter_count ? finish.counter : nullptr;
+  const dim3 grid(std::min<int64_t>(bands, INT_MAX), splits);
+  kernel<<<grid, kBlock, 0, context.stream>>>(problem, shape, partials, counters);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  if (splits > 1 && counters == nullptr) {
+    column_partials_kernel<AccT, OutT><<<bands, kBlock, 0, context.stream>>>(
+        partials, splits, band_width, shape.bands_per_outer, problem.inner_outputs,
+        problem.result);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  }
+}
+
+// Vector loads need every row of every band to start on a vector boundary.
+template <typename InT, typename OutT>
+bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
+  constexpr int kColumns = kVectorColumns<InT>;
+  if (reinterpret_cast<uintptr_t>(problem.input) % (kColumns * sizeof(InT)) != 0 ||
+      problem.inner_outputs % kColumns != 0) {
+    return false;
+  }
+  for (const StridedIndex* side : {&problem.outer, &problem.reduced}) {
+    for (int d = 0; d < side->ndim; ++d) {
+      if (side->strides[d] % kColumns != 0) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -77,21 +229,10 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 template <typename InT, typename OutT>
 void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                        const LaunchContext& context) {
-  const auto kernel = column_sum_kernel<InT, OutT>;
-  const int64_t column_blocks = ceil_div(problem.inner_outputs, kWarpSize);
-  const int64_t column_units = problem.outer.numel() * column_blocks;
-  const int64_t outputs = problem.outer.numel() * problem.inner_outputs;
-  const int64_t wave = one_wave(kernel, kBlock, context.device, context.sm_count);
-  const int64_t rows_per_thread = ceil_div(problem.reduced.numel(), kRowLanes);
-  const int64_t splits = split_count(
-      column_units, std::max<int64_t>(1, rows_per_thread / kMinRowsPerThread), wave,
-      std::clamp<int64_t>(finish.partials_capacity / outputs, 1, kMaxSplits));
-  const dim3 grid(std::min<int64_t>(column_units, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(problem, column_blocks, finish.partials,
-                                              finish.counter);
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  finish_in_second_launch_if_needed<kBlock>(finish, outputs, splits, problem.result,
-                                            context.stream);
+  if (rows_are_vector_aligned(problem)) {
+    return launch_bands<InT, OutT, kVectorColumns<InT>>(problem, finish, context);
+  }
+  launch_bands<InT, OutT, 1>(problem, finish, context);
 }
 
 #define INSTANTIATE(InT, OutT)                                                       \

@@ -28,14 +28,14 @@ int64_t one_wave(Kernel kernel, int block, int device, int sm_count) {
   return int64_t(per_sm) * sm_count;
 }
 
-// How many blocks share one output's work: enough that `outputs * splits`
-// blocks fill one wave, but no more than there is work for, and not so many
-// that the final pass over `outputs * splits` partials dominates.
+// How many blocks share one output's work: as many as `outputs * splits`
+// blocks fit in one wave (one block more would start a second wave that
+// takes as long as the first), but no more than there is work for, and not so
+// many that the final pass over `outputs * splits` partials dominates.
 inline int64_t split_count(int64_t outputs, int64_t work_per_output, int64_t wave,
                            int64_t max_splits) {
   if (outputs >= wave) return 1;
-  return std::clamp<int64_t>(ceil_div(wave, outputs), 1,
-                             std::min(work_per_output, max_splits));
+  return std::clamp<int64_t>(wave / outputs, 1, std::min(work_per_output, max_splits));
 }
 
 }  // namespace torch_reduce::cuda::v7

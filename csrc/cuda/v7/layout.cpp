@@ -81,9 +81,9 @@ std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
   int64_t inner_outputs = 0;
   int64_t kept_inner_stride = 0;
   StridedIndex outer_kept = split_innermost(*kept, inner_outputs, kept_inner_stride);
-  // Columns when the kept side, not the reduced one, is contiguous and wide
-  // enough to give each lane of a warp its own output.
-  if (inner_stride != 1 && kept_inner_stride == 1 && inner_outputs >= 32) {
+  // Columns when the kept side, not the reduced one, is contiguous: a warp
+  // then reads whole spans of a row, at least 4 outputs wide.
+  if (inner_stride != 1 && kept_inner_stride == 1 && inner_outputs >= 4) {
     plan.kind = ReductionClass::kColumns;
     plan.kept = outer_kept;
     plan.inner_outputs = inner_outputs;

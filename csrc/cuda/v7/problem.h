@@ -44,14 +44,34 @@ struct StridedIndex {
   }
 };
 
-// Where the finishing state of one launch lives. `counter` is zero at rest;
-// nullptr asks the launcher to finish in a second launch instead of in the
-// last block of the first.
+// Device memory that lives until the launch that asks for it is queued, for
+// a launch that needs more partials than its Finish holds (many outputs,
+// each split over rows). Implemented by the host (workspace.cpp).
+class ScratchSource {
+ public:
+  virtual void* allocate(int64_t bytes) = 0;
+
+ protected:
+  ~ScratchSource() = default;
+};
+
+// Where the finishing state of one launch lives. The `counter_count`
+// counters from `counter` are zero at rest; a nullptr counter asks the
+// launcher to finish in a second launch instead of in the last block of the
+// first.
 template <typename AccT>
 struct Finish {
   AccT* partials;
   int64_t partials_capacity;
   unsigned int* counter;
+  int64_t counter_count;
+  ScratchSource* scratch;
+
+  // `count` partials: the held ones, or scratch memory when they are too few.
+  AccT* partials_for(int64_t count) const {
+    if (count <= partials_capacity) return partials;
+    return static_cast<AccT*>(scratch->allocate(count * int64_t(sizeof(AccT))));
+  }
 };
 
 struct LaunchContext {

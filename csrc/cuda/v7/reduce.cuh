@@ -42,20 +42,19 @@ __device__ __forceinline__ AccT block_sum(AccT value) {
   return value;
 }
 
-// Every block calls this once, after the threads that wrote its partials
-// have fenced them. It returns true in exactly one block, the last to
-// arrive, which then sees every block's partials. The counter must be zero
-// when the grid starts; the last block leaves it at zero again
-// (`release_counter`), so the next kernel that owns it can start at once.
+// Each of `arrivals` blocks calls this once, after the threads that wrote
+// its partials have fenced them. It returns true in exactly one block, the
+// last to arrive, which then sees every block's partials. The counter must be
+// zero when the first block arrives; the last block sets it to zero again,
+// so the next kernel that owns it can start at once.
 // One acq_rel ticket per block instead of __threadfence + atomicAdd: the
 // measured hand-off is ~0.35 us shorter (benchmarks/NOTES.md).
-__device__ __forceinline__ bool arrive_last(unsigned int* counter) {
+__device__ __forceinline__ bool arrive_last(unsigned int* counter, unsigned int arrivals) {
   __shared__ bool is_last;
   __syncthreads();
   if (threadIdx.x == 0) {
     ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(*counter);
-    is_last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) ==
-              gridDim.x * gridDim.y * gridDim.z - 1;
+    is_last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) == arrivals - 1;
   }
   __syncthreads();
   return is_last;
@@ -120,7 +119,7 @@ template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64_t outputs,
                                                      int64_t splits, OutT* result,
                                                      unsigned int* counter) {
-  if (counter == nullptr || !arrive_last(counter)) return;
+  if (counter == nullptr || !arrive_last(counter, gridDim.x * gridDim.y * gridDim.z)) return;
   sum_partials<kBlock>(partials, outputs, splits, result);
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch that owns it
 }

@@ -26,8 +26,8 @@ const std::string& op() {
 
 template <typename InT, typename OutT>
 void launch(const at::Tensor& input, const ReductionPlan& plan, OutT* result,
-            const LaunchContext& context, const Workspace& workspace) {
-  const auto finish = finish_from<acc_t<InT>>(workspace);
+            const LaunchContext& context, Workspace& workspace) {
+  const auto finish = workspace.finish<acc_t<InT>>();
   const InT* data = input.const_data_ptr<InT>();
   switch (plan.kind) {
     case ReductionClass::kContiguous:
@@ -117,7 +117,7 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
   const c10::DeviceIndex device = self.device().index();
   const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(device);
   const int sm_count = multiprocessor_count(device);
-  const Workspace workspace = workspace_for(stream, sm_count);
+  Workspace workspace = workspace_for(stream, sm_count);
   const LaunchContext context{device, sm_count, stream.stream()};
   dispatch_input_dtype(input.scalar_type(), op(), [&](auto tag) {
     using InT = typename decltype(tag)::type;

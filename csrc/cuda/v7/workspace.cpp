@@ -22,13 +22,20 @@ int64_t max_partials(int sm_count) {
 namespace {
 
 constexpr int64_t kPartialBytes = 8;  // the widest accumulator
-constexpr int64_t kCounterBytes = 16;  // keeps what follows 16-byte aligned
-// Graph-owned counters per device: enough for this many graphs (times
-// capturing streams) alive at once before captures fall back to two launches.
-constexpr int kGraphSlots = 4096;
+// Graph-owned counters per device: slots for this many graphs (times
+// capturing streams) alive at once before captures fall back to two launches,
+// each with counters for a column sum of this many bands (1 MiB in all).
+constexpr int kGraphSlots = 1024;
+constexpr int64_t kCountersPerGraphSlot = 256;
 
 int64_t partials_bytes(int sm_count) {
   return kPartialBytes * max_partials(sm_count);
+}
+
+// As many counters as partials; a multiple of 4 counters keeps the partials
+// after them 16-byte aligned.
+int64_t counters_bytes(int sm_count) {
+  return int64_t(sizeof(unsigned int)) * max_partials(sm_count);
 }
 
 // c10 gives an external stream the id of its handle, which is even and
@@ -40,11 +47,16 @@ bool is_external(const c10::cuda::CUDAStream& stream) {
 
 // Plain cudaMalloc, not the caching allocator: during torch.compile's
 // warm-up the allocator may be serving a graph's private pool, and these
-// buffers outlive any pool.
+// buffers outlive any pool. Frees what it got if the zeroing fails, so that a
+// failed call leaves nothing behind.
 void* zeroed_device_buffer(int64_t bytes, cudaStream_t stream) {
   void* buffer = nullptr;
   C10_CUDA_CHECK(cudaMalloc(&buffer, bytes));
-  C10_CUDA_CHECK(cudaMemsetAsync(buffer, 0, bytes, stream));
+  const cudaError_t zeroed = cudaMemsetAsync(buffer, 0, bytes, stream);
+  if (zeroed != cudaSuccess) {
+    C10_CUDA_IGNORE_ERROR(cudaFree(buffer));
+    C10_CUDA_CHECK(zeroed);
+  }
   return buffer;
 }
 
@@ -59,13 +71,16 @@ uint8_t* stream_buffer(const c10::cuda::CUDAStream& stream, int sm_count) {
     static std::mutex mutex;
     static auto* buffers = new std::map<Key, uint8_t*>();
     const std::lock_guard<std::mutex> lock(mutex);
-    auto [entry, inserted] = buffers->try_emplace(key, nullptr);
-    if (inserted) {
-      entry->second = static_cast<uint8_t*>(
-          zeroed_device_buffer(kCounterBytes + partials_bytes(sm_count), stream.stream()));
+    auto found = buffers->find(key);
+    if (found == buffers->end()) {
+      // Allocated before the entry is made: if it throws (out of memory), the
+      // stream has no entry and the next call tries again.
+      auto* buffer = static_cast<uint8_t*>(
+          zeroed_device_buffer(counters_bytes(sm_count) + partials_bytes(sm_count), stream.stream()));
+      found = buffers->emplace(key, buffer).first;
     }
     last_key = key;
-    last_buffer = entry->second;
+    last_buffer = found->second;
   }
   return last_buffer;
 }
@@ -87,16 +102,22 @@ class GraphCounterPool {
     if (prepared_.load(std::memory_order_acquire)) return;
     const std::lock_guard<std::mutex> lock(mutex_);
     if (counters_ != nullptr) return;
-    counters_ = static_cast<unsigned int*>(
-        zeroed_device_buffer(kGraphSlots * sizeof(unsigned int), stream));
-    C10_CUDA_CHECK(cudaStreamSynchronize(stream));
+    auto* counters =
+        static_cast<unsigned int*>(zeroed_device_buffer(kGraphSlots * kCountersPerGraphSlot * sizeof(unsigned int), stream));
+    const cudaError_t synchronized = cudaStreamSynchronize(stream);
+    if (synchronized != cudaSuccess) {
+      C10_CUDA_IGNORE_ERROR(cudaFree(counters));
+      C10_CUDA_CHECK(synchronized);
+    }
+    counters_ = counters;
     free_slots_.reserve(kGraphSlots);
     for (int slot = kGraphSlots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
     prepared_.store(true, std::memory_order_release);
   }
 
-  // The counter of the graph that `stream` is capturing into, created on the
-  // first sum of that capture on that stream; nullptr when none is free.
+  // The counters of the graph that `stream` is capturing into
+  // (kCountersPerGraphSlot of them), leased on the first sum of that capture
+  // on that stream; nullptr when no slot is free.
   unsigned int* counter_for_capture(cudaStream_t stream) {
     cudaStreamCaptureStatus status;
     unsigned long long capture_id = 0;
@@ -105,18 +126,23 @@ class GraphCounterPool {
     const std::lock_guard<std::mutex> lock(mutex_);
     const CaptureKey key{capture_id, stream};
     if (auto found = by_capture_.find(key); found != by_capture_.end()) {
-      return counters_ + found->second;
+      return counters_ + found->second * kCountersPerGraphSlot;
     }
     if (counters_ == nullptr || free_slots_.empty()) return nullptr;
     const int slot = free_slots_.back();
-    free_slots_.pop_back();
-    by_capture_.emplace(key, slot);
     auto* lease = new Lease{this, key, slot};
     cudaUserObject_t object = nullptr;
-    C10_CUDA_CHECK(cudaUserObjectCreate(&object, lease, &GraphCounterPool::release, 1,
-                                        cudaUserObjectNoDestructorSync));
+    const cudaError_t created = cudaUserObjectCreate(&object, lease, &GraphCounterPool::release, 1,
+                                                     cudaUserObjectNoDestructorSync);
+    if (created != cudaSuccess) {
+      delete lease;
+      C10_CUDA_CHECK(created);
+    }
     C10_CUDA_CHECK(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove));
-    return counters_ + slot;
+    // Taken only once the graph owns the lease: a failed call keeps the slot free.
+    free_slots_.pop_back();
+    by_capture_.emplace(key, slot);
+    return counters_ + slot * kCountersPerGraphSlot;
   }
 
  private:
@@ -146,27 +172,36 @@ class GraphCounterPool {
   std::map<CaptureKey, int> by_capture_;
 };
 
+at::Tensor device_bytes(int64_t bytes, c10::DeviceIndex device) {
+  return at::detail::empty_cuda({bytes}, at::kByte, at::Device(at::kCUDA, device), std::nullopt);
+}
+
 Workspace per_call_partials(const c10::cuda::CUDAStream& stream, int sm_count) {
-  at::Tensor owner = at::detail::empty_cuda({partials_bytes(sm_count)}, at::kByte,
-                                            at::Device(at::kCUDA, stream.device_index()),
-                                            std::nullopt);
-  return {owner.mutable_data_ptr(), partials_bytes(sm_count), nullptr, owner};
+  at::Tensor owner = device_bytes(partials_bytes(sm_count), stream.device_index());
+  void* partials = owner.mutable_data_ptr();
+  return {stream.device_index(), partials, partials_bytes(sm_count), nullptr, 0, std::move(owner)};
 }
 
 }  // namespace
 
+void* Workspace::allocate(int64_t bytes) {
+  scratch_.push_back(device_bytes(bytes, device_));
+  return scratch_.back().mutable_data_ptr();
+}
+
 Workspace workspace_for(const c10::cuda::CUDAStream& stream, int sm_count) {
   if (c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) {
     Workspace workspace = per_call_partials(stream, sm_count);
-    workspace.counter =
-        GraphCounterPool::on(stream.device_index()).counter_for_capture(stream.stream());
+    workspace.set_counters(
+        GraphCounterPool::on(stream.device_index()).counter_for_capture(stream.stream()),
+        kCountersPerGraphSlot);
     return workspace;
   }
   GraphCounterPool::on(stream.device_index()).prepare(stream.stream());
   if (is_external(stream)) return per_call_partials(stream, sm_count);
   uint8_t* buffer = stream_buffer(stream, sm_count);
-  return {buffer + kCounterBytes, partials_bytes(sm_count),
-          reinterpret_cast<unsigned int*>(buffer), at::Tensor()};
+  return {stream.device_index(), buffer + counters_bytes(sm_count), partials_bytes(sm_count),
+          reinterpret_cast<unsigned int*>(buffer), max_partials(sm_count), at::Tensor()};
 }
 
 }  // namespace torch_reduce::cuda::v7

@@ -1,17 +1,20 @@
-// Where sum_v7 keeps the state that lets it finish in one launch: a counter
-// that is zero at rest, and room for the per-block partials.
+// Where sum_v7 keeps the state that lets it finish in one launch: counters
+// that are zero at rest, and room for the per-block partials.
 //
 // Lifetimes, all bounded:
 //  - eager calls on PyTorch's own streams (the default stream and the fixed
 //    pool behind torch.cuda.Stream()) use a buffer per (device, stream),
-//    allocated once: kernels on one stream run in order and each leaves the
-//    counter at zero, so consecutive sums share it. There are at most
-//    (1 + pool size) * priorities streams per device.
+//    allocated once: kernels on one stream run in order and each leaves its
+//    counters at zero, so consecutive sums share them. There are at most
+//    (1 + pool size) * priorities streams per device. The buffer holds one
+//    counter per block of a two-wave grid (a column sum finishes each band of
+//    columns on its own counter) and as many partials; a launch that needs
+//    more partials takes them from the caching allocator for that call.
 //  - eager calls on external streams (torch.cuda.ExternalStream) take their
 //    partials from the caching allocator and finish in a second launch: such
 //    streams can come and go without limit, and nothing tells us when one is
 //    gone.
-//  - calls during CUDA graph capture take a counter slot owned by the graph
+//  - calls during CUDA graph capture take a slot of counters owned by the graph
 //    being captured (one per graph and capturing stream, released through a
 //    CUDA user object when the graph and its executable instances are
 //    destroyed) and partials from the graph's private memory pool. If every
@@ -20,24 +23,51 @@
 
 #include <ATen/core/Tensor.h>
 #include <c10/cuda/CUDAStream.h>
+#include <c10/util/SmallVector.h>
+
+#include <utility>
 
 #include "problem.h"
 
 namespace torch_reduce::cuda::v7 {
 
-struct Workspace {
-  void* partials;
-  int64_t partials_bytes;
-  unsigned int* counter;  // nullptr: finish in a second launch
-  at::Tensor owner;       // keeps per-call partials alive until the launch is queued
+// Counters and partials for one call. Kept alive by the caller until every
+// launch of the call is queued: per-call memory (`owner`, scratch) returns to
+// the caching allocator on the current stream, after those launches.
+class Workspace final : public ScratchSource {
+ public:
+  Workspace(c10::DeviceIndex device, void* partials, int64_t partials_bytes, unsigned int* counter,
+            int64_t counter_count, at::Tensor owner)
+      : device_(device),
+        partials_(partials),
+        partials_bytes_(partials_bytes),
+        counter_(counter),
+        counter_count_(counter_count),
+        owner_(std::move(owner)) {}
+
+  void set_counters(unsigned int* counter, int64_t count) {
+    counter_ = counter;
+    counter_count_ = counter == nullptr ? 0 : count;
+  }
+
+  void* allocate(int64_t bytes) override;
+
+  template <typename AccT>
+  Finish<AccT> finish() {
+    return {static_cast<AccT*>(partials_), partials_bytes_ / int64_t(sizeof(AccT)), counter_,
+            counter_count_, this};
+  }
+
+ private:
+  c10::DeviceIndex device_;
+  void* partials_;
+  int64_t partials_bytes_;
+  unsigned int* counter_;  // nullptr: finish in a second launch
+  int64_t counter_count_;
+  at::Tensor owner_;
+  c10::SmallVector<at::Tensor, 1> scratch_;
 };
 
 Workspace workspace_for(const c10::cuda::CUDAStream& stream, int sm_count);
-
-template <typename AccT>
-Finish<AccT> finish_from(const Workspace& workspace) {
-  return {static_cast<AccT*>(workspace.partials),
-          workspace.partials_bytes / int64_t(sizeof(AccT)), workspace.counter};
-}
 
 }  // namespace torch_reduce::cuda::v7
