@@ -6,8 +6,10 @@ Importing the package registers ``torch.ops.reduce_opt.sum_v0`` ..
 
 import torch  # noqa: F401  (loads libtorch, which _C links against)
 
-from torch_reduce import _C  # noqa: F401  (loading the library registers the ops)
-from torch_reduce import _sharding  # noqa: F401  (DTensor sharding rules for sum_v7)
+from torch_reduce import (
+    _C,  # noqa: F401  (loading the library registers the ops)
+    _sharding,  # noqa: F401  (DTensor sharding rules for sum_v7)
+)
 from torch_reduce._ops import SUPPORTED_DTYPES, VERSIONS, Version, result_dtype, sum  # noqa: A004
 
 __all__ = ["SUPPORTED_DTYPES", "VERSIONS", "Version", "result_dtype", "sum"]

@@ -9,7 +9,6 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
-
 #include "../sum_common.h"
 #include "device_cache.h"
 #include "sum_launchers.h"
@@ -52,9 +51,9 @@ at::Tensor sum_cuda(const at::Tensor& self) {
     // empty_cuda skips the dispatcher: this op's host cost is mostly overhead.
     result = at::detail::empty_cuda({}, out_dtype, self.device(), std::nullopt);
 
-    const at::Tensor workspace = at::detail::empty_cuda(
-        {workspace_elements(kVersion, input.numel())}, c10::CppTypeToScalarType<AccT>::value,
-        self.device(), std::nullopt);
+    const at::Tensor workspace =
+        at::detail::empty_cuda({workspace_elements(kVersion, input.numel())},
+                               c10::CppTypeToScalarType<AccT>::value, self.device(), std::nullopt);
     SumArgs<InT> args{input.const_data_ptr<InT>(),
                       input.numel(),
                       result.mutable_data_ptr<result_t<InT>>(),

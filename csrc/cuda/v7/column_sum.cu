@@ -155,8 +155,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     if (splits > 1 && counters != nullptr && arrive_last(counters + band, splits)) {
       sum_band_partials(partials + band * splits * band_width, splits, band_width,
                         problem.inner_outputs - band_column,
-                        problem.result + outer * problem.inner_outputs + band_column,
-                        lane_sums[0]);
+                        problem.result + outer * problem.inner_outputs + band_column, lane_sums[0]);
       if (threadIdx.x == 0) counters[band] = 0;  // ready for the next launch that owns it
     }
     __syncthreads();  // lane_sums is reused by the next band
@@ -193,8 +192,8 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
   const int64_t wave = one_wave(kernel, kBlock, context.device, context.sm_count);
   const int64_t splits = split_count(
-      bands, std::max<int64_t>(1, problem.reduced.numel() / (row_lanes * kMinRowsPerThread)),
-      wave, kMaxPartialsPerThread * kBlock / band_width);
+      bands, std::max<int64_t>(1, problem.reduced.numel() / (row_lanes * kMinRowsPerThread)), wave,
+      kMaxPartialsPerThread * kBlock / band_width);
   AccT* partials = splits > 1 ? finish.partials_for(bands * splits * band_width) : nullptr;
   unsigned int* counters = splits > 1 && bands <= finish.counter_count ? finish.counter : nullptr;
   const dim3 grid(std::min<int64_t>(bands, INT_MAX), splits);
@@ -202,8 +201,7 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
     column_partials_kernel<AccT, OutT><<<bands, kBlock, 0, context.stream>>>(
-        partials, splits, band_width, shape.bands_per_outer, problem.inner_outputs,
-        problem.result);
+        partials, splits, band_width, shape.bands_per_outer, problem.inner_outputs, problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   }
 }
@@ -235,8 +233,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   launch_bands<InT, OutT, 1>(problem, finish, context);
 }
 
-#define INSTANTIATE(InT, OutT)                                                       \
-  template void launch_column_sum<InT, OutT>(const ColumnProblem<InT, OutT>&,        \
+#define INSTANTIATE(InT, OutT)                                                \
+  template void launch_column_sum<InT, OutT>(const ColumnProblem<InT, OutT>&, \
                                              const Finish<acc_t<InT>>&, const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE

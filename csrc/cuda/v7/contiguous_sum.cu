@@ -113,9 +113,9 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
                                           std::min(large_wave, finish.partials_capacity));
 }
 
-#define INSTANTIATE(InT, OutT)                                                 \
-  template void launch_contiguous_sum<InT, OutT>(                              \
-      const ContiguousProblem<InT, OutT>&, const Finish<acc_t<InT>>&, const LaunchContext&);
+#define INSTANTIATE(InT, OutT)                                                        \
+  template void launch_contiguous_sum<InT, OutT>(const ContiguousProblem<InT, OutT>&, \
+                                                 const Finish<acc_t<InT>>&, const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE
 

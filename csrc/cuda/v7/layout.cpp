@@ -69,8 +69,7 @@ std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
   if (!kept || !reduced) return std::nullopt;
   plan.numel = input.numel();
 
-  const bool dense_span =
-      reduced->ndim == 0 || (reduced->ndim == 1 && reduced->strides[0] == 1);
+  const bool dense_span = reduced->ndim == 0 || (reduced->ndim == 1 && reduced->strides[0] == 1);
   if (kept->ndim == 0 && dense_span) {
     plan.kind = ReductionClass::kContiguous;
     return plan;

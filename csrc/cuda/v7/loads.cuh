@@ -29,8 +29,7 @@ constexpr int max_threads_per_sm() {
   return 2048;
 #elif __CUDA_ARCH__ == 750
   return 1024;
-#elif __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
-    __CUDA_ARCH__ >= 1200
+#elif __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200
   return 1536;
 #else
   return 2048;

@@ -2,9 +2,9 @@
 // finishes a reduction in the same launch.
 #pragma once
 
-#include <cuda/atomic>
-
 #include <c10/cuda/CUDAException.h>
+
+#include <cuda/atomic>
 
 #include "loads.cuh"
 #include "problem.h"
@@ -104,11 +104,11 @@ __global__ void __launch_bounds__(kBlock)
 // Host side: a split reduction launched without a counter (external
 // streams, or every graph slot in use) is finished by a second launch.
 template <int kBlock, typename AccT, typename OutT>
-void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outputs,
-                                       int64_t splits, OutT* result, cudaStream_t stream) {
+void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outputs, int64_t splits,
+                                       OutT* result, cudaStream_t stream) {
   if (splits <= 1 || finish.counter != nullptr) return;
-  sum_partials_kernel<kBlock, AccT, OutT><<<1, kBlock, 0, stream>>>(finish.partials, outputs,
-                                                                    splits, result);
+  sum_partials_kernel<kBlock, AccT, OutT>
+      <<<1, kBlock, 0, stream>>>(finish.partials, outputs, splits, result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

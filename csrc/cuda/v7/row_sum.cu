@@ -123,9 +123,9 @@ void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT
                                             context.stream);
 }
 
-#define INSTANTIATE(InT, OutT)                                                         \
-  template void launch_row_sum<InT, OutT>(const RowProblem<InT, OutT>&,                \
-                                          const Finish<acc_t<InT>>&, const LaunchContext&);
+#define INSTANTIATE(InT, OutT)                                                                     \
+  template void launch_row_sum<InT, OutT>(const RowProblem<InT, OutT>&, const Finish<acc_t<InT>>&, \
+                                          const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE
 

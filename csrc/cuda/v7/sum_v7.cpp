@@ -51,7 +51,8 @@ at::Tensor result_for(const at::Tensor& input, const ReductionPlan& plan, const 
   c10::SmallVector<int64_t, 8> buffer_sizes;
   for (const int64_t d : plan.kept_order) buffer_sizes.push_back(input.size(d));
   at::Tensor result = at::detail::empty_cuda(buffer_sizes, dtype, input.device(), std::nullopt);
-  if (plan.kept_order.empty()) return keepdim ? result.view(reduced_sizes(input.sizes(), reduced, true)) : result;
+  if (plan.kept_order.empty())
+    return keepdim ? result.view(reduced_sizes(input.sizes(), reduced, true)) : result;
   c10::SmallVector<int64_t, 8> logical(plan.kept_order.begin(), plan.kept_order.end());
   std::sort(logical.begin(), logical.end());
   c10::SmallVector<int64_t, 8> permutation;
@@ -90,8 +91,8 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
   check_sum_input(self, op(), c10::DeviceType::CUDA);
   const at::ScalarType out_dtype = sum_result_dtype(self.scalar_type(), dtype, op());
   const bool widens_16bit_to_float =
-      out_dtype == at::kFloat && (self.scalar_type() == at::kHalf ||
-                                  self.scalar_type() == at::kBFloat16);
+      out_dtype == at::kFloat &&
+      (self.scalar_type() == at::kHalf || self.scalar_type() == at::kBFloat16);
   // A requested dtype means summing self.to(dtype); the kernels do that in
   // place only for 16-bit floats into float32, the common case in models.
   // Kernels read storage as it is: a view with a pending negation (the

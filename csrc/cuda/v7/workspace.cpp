@@ -75,8 +75,8 @@ uint8_t* stream_buffer(const c10::cuda::CUDAStream& stream, int sm_count) {
     if (found == buffers->end()) {
       // Allocated before the entry is made: if it throws (out of memory), the
       // stream has no entry and the next call tries again.
-      auto* buffer = static_cast<uint8_t*>(
-          zeroed_device_buffer(counters_bytes(sm_count) + partials_bytes(sm_count), stream.stream()));
+      auto* buffer = static_cast<uint8_t*>(zeroed_device_buffer(
+          counters_bytes(sm_count) + partials_bytes(sm_count), stream.stream()));
       found = buffers->emplace(key, buffer).first;
     }
     last_key = key;
@@ -102,8 +102,8 @@ class GraphCounterPool {
     if (prepared_.load(std::memory_order_acquire)) return;
     const std::lock_guard<std::mutex> lock(mutex_);
     if (counters_ != nullptr) return;
-    auto* counters =
-        static_cast<unsigned int*>(zeroed_device_buffer(kGraphSlots * kCountersPerGraphSlot * sizeof(unsigned int), stream));
+    auto* counters = static_cast<unsigned int*>(
+        zeroed_device_buffer(kGraphSlots * kCountersPerGraphSlot * sizeof(unsigned int), stream));
     const cudaError_t synchronized = cudaStreamSynchronize(stream);
     if (synchronized != cudaSuccess) {
       C10_CUDA_IGNORE_ERROR(cudaFree(counters));
@@ -200,8 +200,9 @@ Workspace workspace_for(const c10::cuda::CUDAStream& stream, int sm_count) {
   GraphCounterPool::on(stream.device_index()).prepare(stream.stream());
   if (is_external(stream)) return per_call_partials(stream, sm_count);
   uint8_t* buffer = stream_buffer(stream, sm_count);
-  return {stream.device_index(), buffer + counters_bytes(sm_count), partials_bytes(sm_count),
-          reinterpret_cast<unsigned int*>(buffer), max_partials(sm_count), at::Tensor()};
+  return {stream.device_index(),    buffer + counters_bytes(sm_count),
+          partials_bytes(sm_count), reinterpret_cast<unsigned int*>(buffer),
+          max_partials(sm_count),   at::Tensor()};
 }
 
 }  // namespace torch_reduce::cuda::v7
