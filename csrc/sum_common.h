@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/ArrayRef.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
@@ -14,6 +15,23 @@
 namespace torch_reduce {
 
 constexpr int kNumVersions = 8;
+
+// Integers in error messages, as text made without an ostream. On one GPU
+// machine (g++ 13.3 against the torch 2.11 wheel), any extension that streams
+// an integer into a message (TORCH_CHECK's c10::str) crashes inside
+// std::ostream's integer insertion, so an error became a segfault; strings
+// stream safely there.
+inline std::string decimal(int64_t value) {
+  return std::to_string(value);
+}
+
+inline std::string decimal(c10::IntArrayRef values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    text += (i == 0 ? "" : ", ") + std::to_string(values[i]);
+  }
+  return text + "]";
+}
 
 inline std::string op_name(int version) {
   return "reduce_opt::sum_v" + std::to_string(version);

@@ -48,8 +48,8 @@ using DimMask = std::bitset<kMaxDims>;
 // a 0-dim tensor accepts 0 and -1, and out-of-range (IndexError) or repeated
 // (RuntimeError) dims are errors.
 inline DimMask reduced_dims(int64_t ndim, at::OptionalIntArrayRef dim, const std::string& op) {
-  TORCH_CHECK(ndim <= kMaxDims, op, ": tensors with up to ", kMaxDims,
-              " dims are supported, got one with ", ndim);
+  TORCH_CHECK(ndim <= kMaxDims, op, ": tensors with up to ", decimal(kMaxDims),
+              " dims are supported, got one with ", decimal(ndim));
   DimMask mask;
   if (!dim.has_value() || dim->empty()) {
     for (int64_t d = 0; d < ndim; ++d) mask.set(d);
@@ -59,10 +59,11 @@ inline DimMask reduced_dims(int64_t ndim, at::OptionalIntArrayRef dim, const std
   const int64_t addressable = std::max<int64_t>(ndim, 1);
   for (const int64_t requested : *dim) {
     TORCH_CHECK_INDEX(requested >= -addressable && requested < addressable, op,
-                      ": dimension out of range (expected to be in range of [", -addressable, ", ",
-                      addressable - 1, "], but got ", requested, ")");
+                      ": dimension out of range (expected to be in range of [",
+                      decimal(-addressable), ", ", decimal(addressable - 1), "], but got ",
+                      decimal(requested), ")");
     const int64_t wrapped = requested < 0 ? requested + addressable : requested;
-    TORCH_CHECK(!mask.test(wrapped), op, ": dim ", wrapped,
+    TORCH_CHECK(!mask.test(wrapped), op, ": dim ", decimal(wrapped),
                 " appears multiple times in the list of dims");
     mask.set(wrapped);
   }

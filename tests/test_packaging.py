@@ -103,7 +103,13 @@ def test_supported_range_is_stated_alike_everywhere():
 
 
 def test_ci_runs_the_readme_test_command():
-    test_commands = [line for line in README.splitlines() if "python -m pytest tests" in line]
+    # The one-line install-build-test commands; other pytest lines in the README
+    # (GPU-only subsets) are run on a GPU machine, not by CI.
+    test_commands = [
+        line
+        for line in README.splitlines()
+        if "pip install" in line and "python -m pytest tests" in line
+    ]
     assert test_commands, "the README has no test command"
     for command in test_commands:
         assert command in CI_SCRIPT.splitlines(), command

@@ -94,9 +94,9 @@ void launch(const at::Tensor& self, int64_t blocks_per_sm, at::Tensor& partials,
   const auto kernel = read_roofline_kernel<Load, Accumulate, kVectorsInFlight>;
   int resident = 0;
   C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, 0));
-  TORCH_CHECK(blocks_per_sm <= resident, kReadRoofline, ": blocks_per_sm=", blocks_per_sm,
-              " does not fit: at most ", resident,
-              " blocks of this kernel (vectors_in_flight=", kVectorsInFlight,
+  TORCH_CHECK(blocks_per_sm <= resident, kReadRoofline, ": blocks_per_sm=", decimal(blocks_per_sm),
+              " does not fit: at most ", decimal(resident),
+              " blocks of this kernel (vectors_in_flight=", decimal(kVectorsInFlight),
               ") are resident on an SM");
 
   const auto* data = reinterpret_cast<const Load*>(self.const_data_ptr());
@@ -112,7 +112,7 @@ at::Tensor read_roofline_cuda(const at::Tensor& self, int64_t blocks_per_sm,
                               int64_t vectors_in_flight) {
   check_reference_input(self, kReadRoofline);
   TORCH_CHECK(blocks_per_sm >= 1, kReadRoofline, ": blocks_per_sm must be positive, got ",
-              blocks_per_sm);
+              decimal(blocks_per_sm));
   const c10::cuda::CUDAGuard device_guard(self.device());
   const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(self.get_device()).stream();
   int sm_count = 0;
@@ -130,7 +130,7 @@ at::Tensor read_roofline_cuda(const at::Tensor& self, int64_t blocks_per_sm,
       case 8: return launch<T, 8>(self, blocks_per_sm, partials, stream);
       default:
         TORCH_CHECK(false, kReadRoofline, ": vectors_in_flight must be 1, 2, 4 or 8, got ",
-                    vectors_in_flight);
+                    decimal(vectors_in_flight));
     }
   });
   return partials;

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "../../sum_common.h"
+
 namespace torch_reduce::reference {
 
 // The CUDA types a kernel loads, the type it accumulates in (float32 for the
@@ -41,8 +43,8 @@ inline void check_reference_input(const at::Tensor& self, const char* op) {
   TORCH_CHECK(self.is_cuda(), op, ": expected a CUDA tensor, got one on ", self.device());
   TORCH_CHECK(self.layout() == at::kStrided, op, ": expected a strided (dense) tensor, got layout ",
               self.layout());
-  TORCH_CHECK(self.is_contiguous(), op, ": expected a contiguous tensor, got sizes ", self.sizes(),
-              " and strides ", self.strides());
+  TORCH_CHECK(self.is_contiguous(), op, ": expected a contiguous tensor, got sizes ",
+              decimal(self.sizes()), " and strides ", decimal(self.strides()));
 }
 
 // The accumulation type of a loaded element, with explicit conversions:
