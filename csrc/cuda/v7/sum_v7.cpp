@@ -43,9 +43,8 @@ void launch(const at::Tensor& input, const ReductionPlan& plan, OutT* result,
 }
 
 // The result tensor for `plan`: a buffer the kernels fill contiguously in
-// the kept dims' memory order, viewed in their logical order (the layout of
-// the input carries over, as with torch.sum), with 1s for reduced dims under
-// keepdim.
+// the kept dims' memory order, viewed in their logical order, with 1s for
+// reduced dims under keepdim.
 at::Tensor result_for(const at::Tensor& input, const ReductionPlan& plan, const DimMask& reduced,
                       bool keepdim, at::ScalarType dtype) {
   c10::SmallVector<int64_t, 8> buffer_sizes;
@@ -113,7 +112,11 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
     plan = plan_reduction(input, reduced);
     TORCH_INTERNAL_ASSERT(plan, op(), ": a contiguous tensor must coalesce");
   }
-  at::Tensor result = result_for(input, *plan, reduced, keepdim, out_dtype);
+  // Integer sums run in int64 and wrap into a narrower requested dtype, as
+  // torch.sum's do.
+  const at::ScalarType kernel_dtype =
+      at::isIntegralType(out_dtype, /*includeBool=*/true) ? at::kLong : out_dtype;
+  at::Tensor result = result_for(input, *plan, reduced, keepdim, kernel_dtype);
 
   const c10::DeviceIndex device = self.device().index();
   const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(device);
@@ -131,8 +134,11 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
     launch<InT, result_t<InT>>(input, *plan, result.mutable_data_ptr<result_t<InT>>(), context,
                                workspace);
   });
-  // Reshaped views of `result` (keepdim's 1s, the permutation) share its buffer.
-  return result;
+  // Contiguous, as the CPU and fake kernels' results are (torch.compile plans
+  // with the fake one's strides): a copy only when the kept dims lie permuted
+  // in memory.
+  if (!result.is_contiguous()) result = result.contiguous();
+  return kernel_dtype == out_dtype ? result : result.to(out_dtype);
 }
 
 at::Tensor sum_all(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
