@@ -398,6 +398,12 @@ class FullDevice:
                 with torch.cuda.stream(stream):
                     self._fill_caching_allocator()
             self._fill_driver()
+            # Filling a later stream can make the allocator free and re-split
+            # cached segments (its out-of-memory path releases them), which may
+            # leave a small free block on an earlier stream: take those too.
+            for stream in self.streams:
+                with torch.cuda.stream(stream):
+                    self._take_small_blocks()
         except BaseException:
             self.__exit__()
             raise
@@ -422,6 +428,14 @@ class FullDevice:
                 self.held.append(torch.empty(size, dtype=torch.uint8, device="cuda"))
             except torch.OutOfMemoryError:
                 size //= 2
+
+    def _take_small_blocks(self, limit: int = 1 << 16) -> None:
+        for _ in range(limit):
+            try:
+                self.held.append(torch.empty(512, dtype=torch.uint8, device="cuda"))
+            except torch.OutOfMemoryError:
+                return
+        raise RuntimeError(f"{limit} small blocks still fit: the GPU is not full")
 
     def _fill_driver(self) -> None:
         cuda_success, cuda_error_out_of_memory = 0, 2
