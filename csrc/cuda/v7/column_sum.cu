@@ -54,33 +54,46 @@ struct BandShape {
   int64_t bands_per_outer;
 };
 
+// Lanes of the block `width` threads apart (thread = lane * width + offset)
+// meet in a fixed tree in `shared`: lane 0 ends with the sum over all `lanes`
+// lanes of each of its kValues values.
+template <int kValues, typename AccT>
+__device__ __forceinline__ void sum_across_lanes(AccT (&values)[kValues], AccT (*shared)[kBlock],
+                                                 int lanes, int width) {
+  const int lane = threadIdx.x / width;
+#pragma unroll
+  for (int v = 0; v < kValues; ++v) shared[v][threadIdx.x] = values[v];
+  for (int stride = lanes / 2; stride > 0; stride /= 2) {
+    __syncthreads();
+    if (lane < stride) {
+#pragma unroll
+      for (int v = 0; v < kValues; ++v) {
+        values[v] += shared[v][threadIdx.x + stride * width];
+        shared[v][threadIdx.x] = values[v];
+      }
+    }
+  }
+}
+
 // result_band[c] = sum over s of band_partials[s * band_width + c] by the
 // block of the band: kBlock / band_width split lanes per column, each summing
 // every split_lanes-th split, then a fixed tree over the lanes. The in-kernel
 // finish and the second launch run this same code and give the same bits.
-// `scratch` holds kBlock accumulators.
 template <typename AccT, typename OutT>
 __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int64_t splits,
                                                   int band_width, int64_t columns,
-                                                  OutT* result_band, AccT* scratch) {
+                                                  OutT* result_band, AccT (*scratch)[kBlock]) {
   const int split_lanes = kBlock / band_width;
   const int c = threadIdx.x % band_width;
   const int split_lane = threadIdx.x / band_width;
-  AccT sum = AccT(0);
-  if (split_lane < split_lanes && c < columns) {
+  AccT sum[1] = {AccT(0)};
+  if (c < columns) {
     for (int64_t s = split_lane; s < splits; s += split_lanes) {
-      sum += load_partial(band_partials + s * band_width + c);
+      sum[0] += load_partial(band_partials + s * band_width + c);
     }
   }
-  scratch[threadIdx.x] = sum;
-  for (int stride = split_lanes / 2; stride > 0; stride /= 2) {
-    __syncthreads();
-    if (split_lane < stride) {
-      sum += scratch[threadIdx.x + stride * band_width];
-      scratch[threadIdx.x] = sum;
-    }
-  }
-  if (split_lane == 0 && c < columns) result_band[c] = static_cast<OutT>(sum);
+  sum_across_lanes(sum, scratch, split_lanes, band_width);
+  if (split_lane == 0 && c < columns) result_band[c] = static_cast<OutT>(sum[0]);
 }
 
 template <typename InT, typename OutT, int kColumns>
@@ -127,19 +140,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
         for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(vector.values[c]);
       }
     }
-    // Row lanes meet in a fixed tree: row lane 0 ends with the block's sums.
-#pragma unroll
-    for (int c = 0; c < kColumns; ++c) lane_sums[c][threadIdx.x] = sums[c];
-    for (int stride = row_lanes / 2; stride > 0; stride /= 2) {
-      __syncthreads();
-      if (row_lane < stride) {
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) {
-          sums[c] += lane_sums[c][threadIdx.x + stride * column_lanes];
-          lane_sums[c][threadIdx.x] = sums[c];
-        }
-      }
-    }
+    // Row lane 0 ends with the block's sums.
+    sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);
     if (row_lane == 0 && has_column) {
       if (splits == 1) {
         OutT* out = problem.result + outer * problem.inner_outputs + column;
@@ -155,7 +157,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     if (splits > 1 && counters != nullptr && arrive_last(counters + band, splits)) {
       sum_band_partials(partials + band * splits * band_width, splits, band_width,
                         problem.inner_outputs - band_column,
-                        problem.result + outer * problem.inner_outputs + band_column, lane_sums[0]);
+                        problem.result + outer * problem.inner_outputs + band_column, lane_sums);
       if (threadIdx.x == 0) counters[band] = 0;  // ready for the next launch that owns it
     }
     __syncthreads();  // lane_sums is reused by the next band
@@ -168,7 +170,7 @@ template <typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
     column_partials_kernel(const AccT* partials, int64_t splits, int band_width,
                            int64_t bands_per_outer, int64_t inner_outputs, OutT* result) {
-  __shared__ AccT scratch[kBlock];
+  __shared__ AccT scratch[1][kBlock];
   const int64_t band = blockIdx.x;
   const int64_t band_column = (band % bands_per_outer) * band_width;
   sum_band_partials(partials + band * splits * band_width, splits, band_width,
