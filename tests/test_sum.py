@@ -185,6 +185,29 @@ def test_more_than_2_31_elements(version, seed):
 
 @pytest.mark.large
 @requires_cuda
+def test_strided_views_of_more_than_2_31_elements(seed):
+    """sum_v7 reads each view in place; int8 sums are exact, so an index that
+    wraps at 2**31 in the dense, row-strided or expanded path shows as a wrong number."""
+    rows, cols = 2**15 + 1, 2**16 + 64  # 2.15e9 elements, just past 2**31
+    free, _ = torch.cuda.mem_get_info()
+    if free < 2 * rows * cols:
+        pytest.skip(f"needs {2 * rows * cols / 2**30:.1f} GiB free on the GPU")
+    x = torch.randint(-128, 128, (rows, cols), dtype=torch.int8, device="cuda")
+
+    def exact(view):
+        return sum(chunk.sum(dtype=torch.int64).item() for chunk in view.split(2**12))
+
+    transposed, inner = x.t(), x[:, 1:-1]
+    assert inner.numel() > 2**31
+    assert op(7)(transposed).item() == exact(x)
+    assert op(7)(inner).item() == exact(inner)
+    row = x[:1]
+    expanded = row.expand(rows, cols)
+    assert op(7)(expanded).item() == rows * exact(row)
+
+
+@pytest.mark.large
+@requires_cuda
 @pytest.mark.parametrize("version", [6, 7])
 def test_more_than_2_31_float32_elements(version, seed):
     numel = 2**31 + 3

@@ -29,11 +29,16 @@ def cases(side: int) -> list[Case]:
     def square(device: torch.device) -> torch.Tensor:
         return random_data((side, side), f32, device)
 
-    def channels_last(device: torch.device) -> torch.Tensor:
-        x = random_data((32, chans, 56, 56), bf16, device)
-        return x.contiguous(memory_format=torch.channels_last)
+    def activation(device: torch.device) -> torch.Tensor:
+        return random_data((32, chans, 56, 56), bf16, device)
 
+    def channels_last(device: torch.device) -> torch.Tensor:
+        return activation(device).contiguous(memory_format=torch.channels_last)
+
+    # The contiguous tensors the dense views are taken from: their sum_v7 time
+    # is what a dense view's should match.
     return [
+        Case(f"{side}x{side} contiguous", f32, square),
         Case(f"{side}x{side} .t()", f32, lambda d: square(d).t()),
         Case(
             f"{side}x{side} .view(64,{side // 64},{side}).permute(2,0,1)",
@@ -47,6 +52,7 @@ def cases(side: int) -> list[Case]:
             f32,
             lambda d: random_data((1, side), f32, d).expand(side, side),
         ),
+        Case(f"32x{chans}x56x56 contiguous", bf16, activation),
         Case(f"32x{chans}x56x56 channels_last", bf16, channels_last),
         Case(
             f"(96,{depth},{depth}) [::3, 1:, :-24]",

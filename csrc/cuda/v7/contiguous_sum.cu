@@ -49,8 +49,17 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) sum += vector_sum<AccT>(batch[u]);
   }
-  for (; remaining > 0; --remaining, next += num_threads) {
-    sum += vector_sum<AccT>(load_streaming(next));
+  // The last, partial round has its loads in flight together too: one load
+  // at a time waits a memory latency per load, which was most of the time of
+  // the one-block sizes (two loads per thread).
+  Vector<InT> batch[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if (u < remaining) batch[u] = load_streaming(next + u * num_threads);
+  }
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if (u < remaining) sum += vector_sum<AccT>(batch[u]);
   }
   return sum;
 }

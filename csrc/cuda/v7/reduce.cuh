@@ -60,6 +60,28 @@ __device__ __forceinline__ bool arrive_last(unsigned int* counter, unsigned int 
   return is_last;
 }
 
+// The sum of values[s * stride] for s = first, first + step, ... below end,
+// added in that order, with a batch of loads in flight: a finishing block
+// that read its partials one latency at a time spent microseconds on it.
+template <typename AccT>
+__device__ __forceinline__ AccT sum_every(const AccT* values, int64_t first, int64_t end,
+                                          int64_t step, int64_t stride = 1) {
+  constexpr int kBatch = 4;
+  AccT sum = AccT(0);
+  for (int64_t s = first; s < end; s += kBatch * step) {
+    AccT batch[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (s + b * step < end) batch[b] = load_partial(values + (s + b * step) * stride);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (s + b * step < end) sum += batch[b];
+    }
+  }
+  return sum;
+}
+
 // result[o] = sum over s of partials[o * splits + s], in an order fixed by
 // (outputs, splits) alone, so the in-kernel finish and the second-launch
 // finish give the same bits. One output: the whole block; a few: a warp
@@ -68,9 +90,7 @@ template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
                                              OutT* result) {
   if (outputs == 1) {
-    AccT sum = AccT(0);
-    for (int64_t s = threadIdx.x; s < splits; s += kBlock) sum += load_partial(partials + s);
-    sum = block_sum<kBlock>(sum);
+    const AccT sum = block_sum<kBlock>(sum_every(partials, threadIdx.x, splits, kBlock));
     if (threadIdx.x == 0) result[0] = static_cast<OutT>(sum);
     return;
   }
@@ -78,18 +98,13 @@ __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outpu
   if (outputs < kWarpSize) {
     const int lane = threadIdx.x % kWarpSize;
     for (int64_t o = threadIdx.x / kWarpSize; o < outputs; o += kWarps) {
-      AccT sum = AccT(0);
-      for (int64_t s = lane; s < splits; s += kWarpSize) {
-        sum += load_partial(partials + o * splits + s);
-      }
-      sum = warp_sum(sum);
+      const AccT sum = warp_sum(sum_every(partials + o * splits, lane, splits, kWarpSize));
       if (lane == 0) result[o] = static_cast<OutT>(sum);
     }
     return;
   }
   for (int64_t o = threadIdx.x; o < outputs; o += kBlock) {
-    AccT sum = AccT(0);
-    for (int64_t s = 0; s < splits; ++s) sum += load_partial(partials + o * splits + s);
+    const AccT sum = sum_every(partials + o * splits, 0, splits, 1);
     result[o] = static_cast<OutT>(sum);
   }
 }
