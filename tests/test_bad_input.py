@@ -112,25 +112,16 @@ if torch.backends.mkldnn.is_available():
     BAD_INPUTS.append(
         BadInput("mkldnn", lambda device: torch.randn(8).to_mkldnn(), ("cpu",), r"mkldnn")
     )
-# Known today: the jagged NestedTensor's __torch_dispatch__ raises
-# NotImplementedError whose whole message is the op's name.
-KNOWN_UNCLEAR = {
-    "nested, jagged layout": "the jagged nested tensor's error is only the op's name "
-    "('reduce_opt.sum_vN.default'); the ops need a NestedTensor handler that says so"
-}
 
 
 def bad_input_params():
     for case in BAD_INPUTS:
-        marks = []
-        if case.name in KNOWN_UNCLEAR:
-            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_UNCLEAR[case.name]))
         for device in case.devices:
             device_marks = [pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")]
             yield pytest.param(
                 case,
                 device,
-                marks=marks + (device_marks if device == "cuda" else []),
+                marks=device_marks if device == "cuda" else [],
                 id=f"{case.name}-{device}",
             )
 

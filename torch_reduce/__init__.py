@@ -8,8 +8,11 @@ import torch  # noqa: F401  (loads libtorch, which _C links against)
 
 from torch_reduce import (
     _C,  # noqa: F401  (loading the library registers the ops)
+    _nested,
     _sharding,  # noqa: F401  (DTensor sharding rules for sum_v7)
 )
 from torch_reduce._ops import SUPPORTED_DTYPES, VERSIONS, Version, result_dtype, sum  # noqa: A004
+
+_nested.register([f"sum_v{version.number}" for version in VERSIONS])
 
 __all__ = ["SUPPORTED_DTYPES", "VERSIONS", "Version", "result_dtype", "sum"]
