@@ -19,6 +19,7 @@ import torch
 import torch.utils.benchmark as benchmark
 
 HOST_COST_NUMEL = 1024
+HOST_COST_ROUNDS = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,14 +63,22 @@ def eager(
     return Timing.of([t * 1e6 for t in measurement.times]), measurement
 
 
-def host_cost(fn: Callable[[torch.Tensor], Any], x: torch.Tensor, min_run_time: float) -> Timing:
-    """Time per call on one small input, thousands of calls per block and no
-    synchronisation inside a block."""
-    fn(x)
-    measurement = make_timer("fn(x)", {"fn": fn, "x": x}).blocked_autorange(
-        min_run_time=min_run_time
-    )
-    return Timing.of([t * 1e6 for t in measurement.times])
+def host_costs(
+    fns: dict[str, Callable[[torch.Tensor], Any]], x: torch.Tensor, min_run_time: float
+) -> dict[str, Timing]:
+    """Time per call of each fn on one small input, thousands of calls per block
+    and no synchronisation inside a block. The peers take turns over
+    HOST_COST_ROUNDS rounds, each round's sample the median of its blocks: one
+    long sample per peer moved with the host's state (the same day's runs put
+    sum_v7's cost at 7.8 and at 13.6 us), and a drift now hits every peer alike."""
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for fn in fns.values():
+        fn(x)
+    for _ in range(HOST_COST_ROUNDS):
+        for name, fn in fns.items():
+            timer = make_timer("fn(x)", {"fn": fn, "x": x})
+            samples[name].append(timer.blocked_autorange(min_run_time=min_run_time).median * 1e6)
+    return {name: Timing.of(times) for name, times in samples.items()}
 
 
 def graph(step: Callable[[int], Any], calls: int, replays: int) -> Timing:

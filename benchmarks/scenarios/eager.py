@@ -23,8 +23,10 @@ METHOD = (
     "torch.utils.benchmark's Timer over a Python loop of calls on the rotating buffers "
     "(time per call: median, min and max over the Timer's blocks). Bound by the host below "
     "about 2^20 elements, for every peer; the host cost per call is measured apart, on a "
-    f"{timing.HOST_COST_NUMEL}-element float32 input. The roofline row is the read-only "
-    "kernel's device time (CUDA graph), so its % shows how far the host is from the data. "
+    f"{timing.HOST_COST_NUMEL}-element float32 input, the peers taking turns over "
+    f"{timing.HOST_COST_ROUNDS} rounds (median, min and max over the rounds). The roofline "
+    "row is the read-only kernel's device time (CUDA graph), so its % shows how far the "
+    "host is from the data. "
     "By default float32 and int32 only: the 16-bit floats' eager times are the same host "
     "cost below 2^20 and the graph times above; --dtypes runs the dtypes named."
 )
@@ -51,18 +53,21 @@ def host_costs(ctx: Context) -> list[dict]:
     case = flat_case(timing.HOST_COST_NUMEL.bit_length() - 1, torch.float32)
     x = random_data((timing.HOST_COST_NUMEL,), torch.float32, ctx.info.device)
     ref = reference(x, None, False)
-    costs = []
+    entries, fns = {}, {}
     for peer in PEERS:
         if peer.name not in ctx.peers or peer.ladder:
             continue
-        entry = {"peer": peer.name, "numel": x.numel(), "dtype": "float32"}
+        entries[peer.name] = {"peer": peer.name, "numel": x.numel(), "dtype": "float32"}
         reason = peer.declines(case, x)
         fn = peer.build(case) if reason is None else None
         problem = reason or check_call(fn, x, ref)
         if problem is not None:
-            costs.append({**entry, "status": "skipped" if reason else "WRONG", "note": problem})
-            continue
-        cost = timing.host_cost(fn, x, ctx.settings.eager_min_run_time)
-        costs.append({**entry, "status": "ok", "median_us": cost.median_us,
-                      "min_us": cost.min_us, "max_us": cost.max_us})  # fmt: skip
-    return costs
+            status = "skipped" if reason else "WRONG"
+            entries[peer.name].update(status=status, note=problem)
+        else:
+            fns[peer.name] = fn
+    min_run_time = ctx.settings.eager_min_run_time / timing.HOST_COST_ROUNDS
+    for name, cost in timing.host_costs(fns, x, min_run_time).items():
+        entries[name].update(status="ok", median_us=cost.median_us,
+                             min_us=cost.min_us, max_us=cost.max_us)  # fmt: skip
+    return list(entries.values())
