@@ -32,6 +32,17 @@ def _command_output(command: list[str]) -> str | None:
     return result.stdout.strip() or None
 
 
+def git_commit() -> str | None:
+    """HEAD, marked "-modified" when tracked files other than results differ from
+    it: a run of uncommitted code (or a checkout whose .git lags its files) says so."""
+    commit = _command_output(["git", "rev-parse", "--short", "HEAD"])
+    status = ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+              ":(exclude)benchmarks/results"]  # fmt: skip
+    if commit and _command_output(status):
+        return f"{commit}-modified"
+    return commit
+
+
 def metadata(ctx: Context, scenario_seconds: dict[str, float]) -> dict[str, Any]:
     info = ctx.info
     driver = None
@@ -47,7 +58,7 @@ def metadata(ctx: Context, scenario_seconds: dict[str, float]) -> dict[str, Any]
         "cuda_version": torch.version.cuda,
         "sm_count": info.sm_count,
         "l2_bytes": info.l2_bytes,
-        "git_commit": _command_output(["git", "rev-parse", "--short", "HEAD"]),
+        "git_commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": shlex.join(["python", "-m", "benchmarks", *sys.argv[1:]]),
         "settings": dataclasses.asdict(ctx.settings),

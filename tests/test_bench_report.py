@@ -1,10 +1,12 @@
 """The benchmark's outputs: results.json fields, summary.md sections, plots."""
 
 import json
+import shutil
+import subprocess
 
 import pytest
 
-from benchmarks import cli
+from benchmarks import cli, report
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +52,24 @@ def test_plots_per_timed_scenario(cpu_run):
     out, _ = cpu_run
     for name in ("eager", "layouts", "dims"):
         assert (out / f"{name}.png").stat().st_size > 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_commit_is_marked_when_the_code_differs_from_it(tmp_path, monkeypatch):
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       cwd=tmp_path, check=True, capture_output=True)  # fmt: skip
+
+    git("init", "-q")
+    (tmp_path / "kernel.cu").write_text("one\n")
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "results" / "summary.md").write_text("old\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "first")
+    monkeypatch.chdir(tmp_path)
+    clean = report.git_commit()
+    assert clean and not clean.endswith("-modified")
+    (tmp_path / "benchmarks" / "results" / "summary.md").write_text("new run\n")
+    assert report.git_commit() == clean  # results being rewritten are not code
+    (tmp_path / "kernel.cu").write_text("two\n")
+    assert report.git_commit() == f"{clean}-modified"
