@@ -60,19 +60,19 @@ __device__ __forceinline__ bool arrive_last(unsigned int* counter, unsigned int 
   return is_last;
 }
 
-// The sum of values[s * stride] for s = first, first + step, ... below end,
-// added in that order, with a batch of loads in flight: a finishing block
-// that read its partials one latency at a time spent microseconds on it.
+// The sum of values[s] for s = first, first + step, ... below end, added in
+// that order, with a batch of loads in flight: a finishing block that read
+// its partials one latency at a time spent microseconds on it.
 template <typename AccT>
 __device__ __forceinline__ AccT sum_every(const AccT* values, int64_t first, int64_t end,
-                                          int64_t step, int64_t stride = 1) {
+                                          int64_t step) {
   constexpr int kBatch = 4;
   AccT sum = AccT(0);
   for (int64_t s = first; s < end; s += kBatch * step) {
     AccT batch[kBatch];
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
-      if (s + b * step < end) batch[b] = load_partial(values + (s + b * step) * stride);
+      if (s + b * step < end) batch[b] = load_partial(values + s + b * step);
     }
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {

@@ -67,6 +67,23 @@ __device__ __forceinline__ AccT lane_chunk_sum(const InT* row, int64_t begin, in
   return sum;
 }
 
+// One lane's share of an output's items [first, end), every step-th: an item
+// is one chunk of one row (item = row * chunks_per_row + chunk).
+template <typename AccT, typename InT, typename OutT>
+__device__ __forceinline__ AccT lane_items_sum(const RowProblem<InT, OutT>& problem,
+                                               const InT* base, int64_t first, int64_t end,
+                                               int64_t step, int64_t chunks_per_row, int lane) {
+  AccT sum = AccT(0);
+  for (int64_t item = first; item < end; item += step) {
+    const int64_t row = item / chunks_per_row;
+    const int64_t begin = (item % chunks_per_row) * kChunk<InT>;
+    sum += lane_chunk_sum<AccT>(base + problem.rows.offset(row), begin,
+                                std::min(problem.row_length, begin + kChunk<InT>),
+                                problem.inner_stride, lane);
+  }
+  return sum;
+}
+
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
     row_sum_kernel(RowProblem<InT, OutT> problem, int64_t splits, int64_t chunks_per_row,
@@ -80,16 +97,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     const int64_t output = unit / splits;
     const int64_t split = unit % splits;
     const InT* base = problem.input + problem.outputs.offset(output);
-    AccT sum = AccT(0);
-    for (int64_t item = items * split / splits + warp; item < items * (split + 1) / splits;
-         item += kWarps) {
-      const int64_t row = item / chunks_per_row;
-      const int64_t begin = (item % chunks_per_row) * kChunk<InT>;
-      sum += lane_chunk_sum<AccT>(base + problem.rows.offset(row), begin,
-                                  std::min(problem.row_length, begin + kChunk<InT>),
-                                  problem.inner_stride, lane);
-    }
-    sum = block_sum<kBlock>(sum);
+    const AccT sum = block_sum<kBlock>(
+        lane_items_sum<AccT>(problem, base, items * split / splits + warp,
+                             items * (split + 1) / splits, kWarps, chunks_per_row, lane));
     if (threadIdx.x == 0) {
       if (splits == 1) {
         problem.result[output] = static_cast<OutT>(sum);
@@ -119,15 +129,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int64_t items = problem.rows.numel() * chunks_per_row;
   for (int64_t output = first_warp; output < outputs; output += warps) {
     const InT* base = problem.input + problem.outputs.offset(output);
-    AccT sum = AccT(0);
-    for (int64_t item = 0; item < items; ++item) {
-      const int64_t row = item / chunks_per_row;
-      const int64_t begin = (item % chunks_per_row) * kChunk<InT>;
-      sum += lane_chunk_sum<AccT>(base + problem.rows.offset(row), begin,
-                                  std::min(problem.row_length, begin + kChunk<InT>),
-                                  problem.inner_stride, lane);
-    }
-    sum = warp_sum(sum);
+    const AccT sum =
+        warp_sum(lane_items_sum<AccT>(problem, base, 0, items, 1, chunks_per_row, lane));
     if (lane == 0) problem.result[output] = static_cast<OutT>(sum);
   }
 }

@@ -137,7 +137,7 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
   // Contiguous, as the CPU and fake kernels' results are (torch.compile plans
   // with the fake one's strides): a copy only when the kept dims lie permuted
   // in memory.
-  if (!result.is_contiguous()) result = result.contiguous();
+  result = result.contiguous();
   return kernel_dtype == out_dtype ? result : result.to(out_dtype);
 }
 
