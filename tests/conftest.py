@@ -48,6 +48,21 @@ def random_tensor(numel, dtype, device, positive=False):
     return torch.randint(low, high, (numel,), dtype=dtype, device=device)
 
 
+def random_shaped(shape, dtype, device):
+    """random_tensor's data in the given shape."""
+    numel = 1
+    for size in shape:
+        numel *= size
+    return random_tensor(numel, dtype, device).reshape(shape)
+
+
+def skip_unless_free(bytes_needed):
+    """Skip a large-tensor test on a GPU without that much free memory."""
+    free, _ = torch.cuda.mem_get_info()
+    if free < bytes_needed:
+        pytest.skip(f"needs {bytes_needed / 2**30:.1f} GiB free on the GPU, has {free / 2**30:.1f}")
+
+
 def reference_sum(x):
     """Exact int64 for integers, float64 for floats, computed on the CPU."""
     x = x.cpu()

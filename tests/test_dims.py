@@ -3,7 +3,7 @@ shapes, dtypes, errors and integrations (autograd, opcheck, compile, export, CUD
 
 import pytest
 import torch
-from conftest import DEVICES, random_tensor, requires_cuda
+from conftest import DEVICES, random_shaped, random_tensor, requires_cuda, skip_unless_free
 
 import torch_reduce
 
@@ -61,13 +61,6 @@ def assert_matches_torch(result, x, dim, keepdim, dtype=None, message=""):
     assert (error <= tolerance).all(), (
         f"{message}: |error| {error.flatten()[worst]} > {tolerance.flatten()[worst]}"
     )
-
-
-def random_shaped(shape, dtype, device):
-    numel = 1
-    for size in shape:
-        numel *= size
-    return random_tensor(numel, dtype, device).reshape(shape)
 
 
 SHAPES = [
@@ -416,12 +409,6 @@ def test_column_sum_finish_paths_agree(shape, dtype, dim, view, seed):
     torch.cuda.synchronize()
     for name, result in (("pool", on_pool), ("external", on_external), ("graph", captured)):
         assert torch.equal(result, on_default), f"{name} stream differs from the default stream"
-
-
-def skip_unless_free(bytes_needed):
-    free, _ = torch.cuda.mem_get_info()
-    if free < bytes_needed:
-        pytest.skip(f"needs {bytes_needed / 2**30:.1f} GiB free on the GPU, has {free / 2**30:.1f}")
 
 
 @pytest.mark.large

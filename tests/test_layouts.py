@@ -4,7 +4,7 @@ dtypes and sizes, with exact, reference and determinism checks."""
 
 import pytest
 import torch
-from conftest import DEVICES, assert_close_to_reference, random_tensor
+from conftest import DEVICES, assert_close_to_reference, random_shaped
 
 SUM_V7 = torch.ops.reduce_opt.sum_v7
 DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.bool]
@@ -13,12 +13,9 @@ SIZES = {"tiny": (3, 5), "odd": (37, 1029), "large": (4099, 4097)}
 
 
 def shaped(shape, dtype, device, integer_valued=False):
-    numel = 1
-    for size in shape:
-        numel *= size
     if integer_valued:
-        return torch.randint(-8, 9, (numel,), device=device).to(dtype).reshape(shape)
-    return random_tensor(numel, dtype, device).reshape(shape)
+        return torch.randint(-8, 9, shape, device=device).to(dtype)
+    return random_shaped(shape, dtype, device)
 
 
 def make_views(rows, cols, dtype, device, integer_valued=False):

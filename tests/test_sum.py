@@ -11,6 +11,7 @@ from conftest import (
     op,
     random_tensor,
     requires_cuda,
+    skip_unless_free,
 )
 
 import torch_reduce
@@ -174,9 +175,7 @@ def test_unsupported_input_is_a_clear_error(device, version):
 def test_more_than_2_31_elements(version, seed):
     """int8 sums are exact, so any indexing slip past 2**31 shows as a wrong number."""
     numel = 2**31 + 7
-    free, _ = torch.cuda.mem_get_info()
-    if free < 3 * numel:
-        pytest.skip(f"needs {3 * numel / 2**30:.1f} GiB free on the GPU, has {free / 2**30:.1f}")
+    skip_unless_free(3 * numel)
     x = torch.randint(-128, 128, (numel,), dtype=torch.int8, device="cuda")
     expected = sum(chunk.sum(dtype=torch.int64).item() for chunk in x.split(2**28))
     assert op(version)(x).item() == expected
@@ -189,9 +188,7 @@ def test_strided_views_of_more_than_2_31_elements(seed):
     """sum_v7 reads each view in place; int8 sums are exact, so an index that
     wraps at 2**31 in the dense, row-strided or expanded path shows as a wrong number."""
     rows, cols = 2**15 + 1, 2**16 + 64  # 2.15e9 elements, just past 2**31
-    free, _ = torch.cuda.mem_get_info()
-    if free < 2 * rows * cols:
-        pytest.skip(f"needs {2 * rows * cols / 2**30:.1f} GiB free on the GPU")
+    skip_unless_free(2 * rows * cols)
     x = torch.randint(-128, 128, (rows, cols), dtype=torch.int8, device="cuda")
 
     def exact(view):
@@ -211,9 +208,7 @@ def test_strided_views_of_more_than_2_31_elements(seed):
 @pytest.mark.parametrize("version", [6, 7])
 def test_more_than_2_31_float32_elements(version, seed):
     numel = 2**31 + 3
-    free, _ = torch.cuda.mem_get_info()
-    if free < 4 * numel + 2**30:
-        pytest.skip(f"needs {4 * numel / 2**30:.1f} GiB free on the GPU, has {free / 2**30:.1f}")
+    skip_unless_free(4 * numel + 2**30)
     x = torch.randn(numel, device="cuda")
     reference = sum(chunk.double().sum().item() for chunk in x.split(2**27))
     abs_sum = sum(chunk.double().abs().sum().item() for chunk in x.split(2**27))
