@@ -182,7 +182,7 @@ template <typename InT, typename OutT, int kColumns>
 void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context) {
   using AccT = acc_t<InT>;
-  const auto kernel = column_sum_kernel<InT, OutT, kColumns>;
+  constexpr auto kernel = column_sum_kernel<InT, OutT, kColumns>;
   const int64_t vector_columns = ceil_div(problem.inner_outputs, kColumns);
   int column_lanes_log2 = 0;
   while (column_lanes_log2 < 5 && (int64_t(1) << column_lanes_log2) < vector_columns) {
@@ -192,7 +192,7 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   const int band_width = (1 << column_lanes_log2) * kColumns;
   const BandShape shape{column_lanes_log2, ceil_div(problem.inner_outputs, band_width)};
   const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
-  const int64_t wave = one_wave(kernel, kBlock, context.device, context.sm_count);
+  const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const int64_t splits = split_count(
       bands, std::max<int64_t>(1, problem.reduced.numel() / (row_lanes * kMinRowsPerThread)), wave,
       kMaxPartialsPerThread * kBlock / band_width);

@@ -111,13 +111,13 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   if (small_rounds <= kOneBlockRounds) {
     return launch_shape<kSmallBlock, kSmallUnroll>(problem, finish, context, 1);
   }
-  const int64_t small_wave = one_wave(contiguous_sum_kernel<kSmallBlock, kSmallUnroll, InT, OutT>,
-                                      kSmallBlock, context.device, context.sm_count);
+  const int64_t small_wave = one_wave<contiguous_sum_kernel<kSmallBlock, kSmallUnroll, InT, OutT>>(
+      kSmallBlock, context.device, context.sm_count);
   if (small_rounds < small_wave) {
     return launch_shape<kSmallBlock, kSmallUnroll>(problem, finish, context, small_rounds);
   }
-  const int64_t large_wave = one_wave(contiguous_sum_kernel<kLargeBlock, kLargeUnroll, InT, OutT>,
-                                      kLargeBlock, context.device, context.sm_count);
+  const int64_t large_wave = one_wave<contiguous_sum_kernel<kLargeBlock, kLargeUnroll, InT, OutT>>(
+      kLargeBlock, context.device, context.sm_count);
   launch_shape<kLargeBlock, kLargeUnroll>(problem, finish, context,
                                           std::min(large_wave, finish.partials_capacity));
 }

@@ -15,14 +15,18 @@
 
 namespace torch_reduce::cuda::v7 {
 
-// Blocks of `kernel` (with `block` threads) resident at once on the whole
-// device: one wave. Asked once per device and kernel instantiation.
-template <typename Kernel>
-int64_t one_wave(Kernel kernel, int block, int device, int sm_count) {
+// Blocks of `kKernel` (launched with `block` threads) resident at once on
+// the whole device: one wave. Asked once per device and kernel. The kernel is
+// a template argument, not a function parameter, so that each kernel gets its
+// own cache: kernels of one signature share a function-pointer type, and a
+// cache keyed by that type once handed the 1024-thread shape the 512-thread
+// shape's wave (two waves, benchmarks/NOTES.md).
+template <auto kKernel>
+int64_t one_wave(int block, int device, int sm_count) {
   static PerDeviceCache cache;
   const int per_sm = cache.get(device, [&] {
     int blocks = 0;
-    C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
+    C10_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kKernel, block, 0));
     return std::max(blocks, 1);
   });
   return int64_t(per_sm) * sm_count;

@@ -140,14 +140,14 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 template <typename InT, typename OutT>
 void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                     const LaunchContext& context) {
-  const auto kernel = row_sum_kernel<InT, OutT>;
+  constexpr auto kernel = row_sum_kernel<InT, OutT>;
   const int64_t outputs = problem.outputs.numel();
   const int64_t chunks_per_row = ceil_div(problem.row_length, kChunk<InT>);
   const int64_t items = problem.rows.numel() * chunks_per_row;
-  const int64_t wave = one_wave(kernel, kBlock, context.device, context.sm_count);
+  const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   if (outputs >= wave * kWarps) {
-    const auto per_warp = row_per_warp_kernel<InT, OutT>;
-    const int64_t warp_wave = one_wave(per_warp, kBlock, context.device, context.sm_count);
+    constexpr auto per_warp = row_per_warp_kernel<InT, OutT>;
+    const int64_t warp_wave = one_wave<per_warp>(kBlock, context.device, context.sm_count);
     per_warp<<<std::min(warp_wave, ceil_div(outputs, kWarps)), kBlock, 0, context.stream>>>(
         problem, chunks_per_row);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
