@@ -23,7 +23,7 @@ namespace {
 // This thread's share of input[0, numel): one of `num_threads` threads
 // striding over whole vectors with kUnroll loads in flight, plus at most one
 // head and one tail element.
-template <typename AccT, int kUnroll, typename InT>
+template <typename AccT, int kUnroll, L2Fill kFill, typename InT>
 __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int64_t thread_index,
                                            int64_t num_threads) {
   constexpr int kVec = kElementsPerVector<InT>;
@@ -45,7 +45,7 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
   for (; remaining >= kUnroll; remaining -= kUnroll, next += kUnroll * num_threads) {
     Vector<InT> batch[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) batch[u] = load_streaming(next + u * num_threads);
+    for (int u = 0; u < kUnroll; ++u) batch[u] = load_streaming<kFill>(next + u * num_threads);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) sum += vector_sum<AccT>(batch[u]);
   }
@@ -55,7 +55,7 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
   Vector<InT> batch[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
-    if (u < remaining) batch[u] = load_streaming(next + u * num_threads);
+    if (u < remaining) batch[u] = load_streaming<kFill>(next + u * num_threads);
   }
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
@@ -64,12 +64,12 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
   return sum;
 }
 
-template <int kBlock, int kUnroll, typename InT, typename OutT>
+template <int kBlock, int kUnroll, L2Fill kFill, typename InT, typename OutT>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                           unsigned int* counter) {
   using AccT = acc_t<InT>;
-  const AccT block_total = block_sum<kBlock>(thread_sum<AccT, kUnroll>(
+  const AccT block_total = block_sum<kBlock>(thread_sum<AccT, kUnroll, kFill>(
       problem.input, problem.numel, int64_t(blockIdx.x) * kBlock + threadIdx.x,
       int64_t(gridDim.x) * kBlock));
   if (gridDim.x == 1) {
@@ -83,19 +83,23 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock>())
                                counter);
 }
 
-// One block, and the mid sizes' blocks: 512 threads, 4 loads in flight each.
+// One block, and the mid sizes' blocks: 512 threads, 4 loads in flight each,
+// 256-byte L2 lines.
 constexpr int kSmallBlock = 512;
 constexpr int kSmallUnroll = 4;
-// Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills).
+constexpr L2Fill kSmallFill = L2Fill::k256ByteLines;
+// Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills);
+// every multiprocessor streams, so L2's default fill (see L2Fill).
 constexpr int kLargeBlock = 1024;
 constexpr int kLargeUnroll = 2;
+constexpr L2Fill kLargeFill = L2Fill::kDefault;
 // The one-block shape covers up to this many rounds of loads.
 constexpr int64_t kOneBlockRounds = 2;
 
-template <int kBlock, int kUnroll, typename InT, typename OutT>
+template <int kBlock, int kUnroll, L2Fill kFill, typename InT, typename OutT>
 void launch_shape(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context, int64_t blocks) {
-  contiguous_sum_kernel<kBlock, kUnroll>
+  contiguous_sum_kernel<kBlock, kUnroll, kFill>
       <<<blocks, kBlock, 0, context.stream>>>(problem, finish.partials, finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   finish_in_second_launch_if_needed<kBlock>(finish, 1, blocks, problem.result, context.stream);
@@ -109,17 +113,20 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   const int64_t vectors = ceil_div(problem.numel, kElementsPerVector<InT>);
   const int64_t small_rounds = ceil_div(vectors, int64_t(kSmallBlock) * kSmallUnroll);
   if (small_rounds <= kOneBlockRounds) {
-    return launch_shape<kSmallBlock, kSmallUnroll>(problem, finish, context, 1);
+    return launch_shape<kSmallBlock, kSmallUnroll, kSmallFill>(problem, finish, context, 1);
   }
-  const int64_t small_wave = one_wave<contiguous_sum_kernel<kSmallBlock, kSmallUnroll, InT, OutT>>(
-      kSmallBlock, context.device, context.sm_count);
+  const int64_t small_wave =
+      one_wave<contiguous_sum_kernel<kSmallBlock, kSmallUnroll, kSmallFill, InT, OutT>>(
+          kSmallBlock, context.device, context.sm_count);
   if (small_rounds < small_wave) {
-    return launch_shape<kSmallBlock, kSmallUnroll>(problem, finish, context, small_rounds);
+    return launch_shape<kSmallBlock, kSmallUnroll, kSmallFill>(problem, finish, context,
+                                                               small_rounds);
   }
-  const int64_t large_wave = one_wave<contiguous_sum_kernel<kLargeBlock, kLargeUnroll, InT, OutT>>(
-      kLargeBlock, context.device, context.sm_count);
-  launch_shape<kLargeBlock, kLargeUnroll>(problem, finish, context,
-                                          std::min(large_wave, finish.partials_capacity));
+  const int64_t large_wave =
+      one_wave<contiguous_sum_kernel<kLargeBlock, kLargeUnroll, kLargeFill, InT, OutT>>(
+          kLargeBlock, context.device, context.sm_count);
+  launch_shape<kLargeBlock, kLargeUnroll, kLargeFill>(
+      problem, finish, context, std::min(large_wave, finish.partials_capacity));
 }
 
 #define INSTANTIATE(InT, OutT)                                                        \

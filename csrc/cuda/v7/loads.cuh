@@ -47,16 +47,29 @@ constexpr int min_blocks_per_sm() {
   return blocks > 0 ? blocks : 1;
 }
 
+// How much a streaming load asks L2 to fetch from DRAM. 256-byte lines keep
+// more traffic in flight while few loads are (mid sizes, +0.3 to +8% at
+// 2^20-2^22 fp32 on an H100), but once every multiprocessor streams, the
+// extra lines cost bandwidth: 8% at 2^26-2^30 on an H200, whose HBM3e is
+// faster than the H100's HBM3 (benchmarks/NOTES.md).
+enum class L2Fill { k256ByteLines, kDefault };
+
 // A 16-byte load of data nothing writes during the kernel. It bypasses L1
-// (the input is read once) and, from Ampere on, asks L2 for 256-byte lines,
-// which keeps more DRAM traffic in flight. Turing has no such hints.
-template <typename T>
+// (the input is read once) and, from Ampere on, may ask L2 for 256-byte
+// lines. Turing has no such hints.
+template <L2Fill kFill = L2Fill::k256ByteLines, typename T>
 __device__ __forceinline__ Vector<T> load_streaming(const Vector<T>* address) {
   uint4 bits;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
-      : "l"(address));
+  if constexpr (kFill == L2Fill::k256ByteLines) {
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+        : "l"(address));
+  } else {
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+        : "l"(address));
+  }
 #else
   asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
       : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
