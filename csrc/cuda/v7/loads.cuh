@@ -49,9 +49,9 @@ constexpr int min_blocks_per_sm() {
 
 // How much a streaming load asks L2 to fetch from DRAM. 256-byte lines keep
 // more traffic in flight while few loads are (mid sizes, +0.3 to +8% at
-// 2^20-2^22 fp32 on an H100), but once every multiprocessor streams, the
-// extra lines cost bandwidth: 8% at 2^26-2^30 on an H200, whose HBM3e is
-// faster than the H100's HBM3 (benchmarks/NOTES.md).
+// 2^20-2^22 fp32 on an H100), but once every multiprocessor streams they
+// cost bandwidth on an H200 (HBM3e): 8% at 2^26-2^30, where on an H100 they
+// make no difference (benchmarks/NOTES.md).
 enum class L2Fill { k256ByteLines, kDefault };
 
 // A 16-byte load of data nothing writes during the kernel. It bypasses L1
