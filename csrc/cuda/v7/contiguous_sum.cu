@@ -64,12 +64,30 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
   return sum;
 }
 
-template <int kBlock, int kUnroll, L2Fill kFill, typename InT, typename OutT>
-__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock>())
+// A launch shape: threads per block, loads in flight per thread, and how
+// those loads fill L2.
+template <int kThreads, int kLoadsInFlight, L2Fill kFill>
+struct LaunchShape {
+  static constexpr int kBlock = kThreads;
+  static constexpr int kUnroll = kLoadsInFlight;
+  static constexpr L2Fill kL2Fill = kFill;
+};
+// One block, and the mid sizes' blocks: 512 threads, 4 loads in flight each,
+// 256-byte L2 lines.
+using SmallShape = LaunchShape<512, 4, L2Fill::k256ByteLines>;
+// Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills);
+// every multiprocessor streams, so L2's default fill (see L2Fill).
+using LargeShape = LaunchShape<1024, 2, L2Fill::kDefault>;
+// The one-block shape covers up to this many rounds of loads.
+constexpr int64_t kOneBlockRounds = 2;
+
+template <typename Shape, typename InT, typename OutT>
+__global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                           unsigned int* counter) {
   using AccT = acc_t<InT>;
-  const AccT block_total = block_sum<kBlock>(thread_sum<AccT, kUnroll, kFill>(
+  constexpr int kBlock = Shape::kBlock;
+  const AccT block_total = block_sum<kBlock>(thread_sum<AccT, Shape::kUnroll, Shape::kL2Fill>(
       problem.input, problem.numel, int64_t(blockIdx.x) * kBlock + threadIdx.x,
       int64_t(gridDim.x) * kBlock));
   if (gridDim.x == 1) {
@@ -83,26 +101,21 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock>())
                                counter);
 }
 
-// One block, and the mid sizes' blocks: 512 threads, 4 loads in flight each,
-// 256-byte L2 lines.
-constexpr int kSmallBlock = 512;
-constexpr int kSmallUnroll = 4;
-constexpr L2Fill kSmallFill = L2Fill::k256ByteLines;
-// Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills);
-// every multiprocessor streams, so L2's default fill (see L2Fill).
-constexpr int kLargeBlock = 1024;
-constexpr int kLargeUnroll = 2;
-constexpr L2Fill kLargeFill = L2Fill::kDefault;
-// The one-block shape covers up to this many rounds of loads.
-constexpr int64_t kOneBlockRounds = 2;
+// Blocks of `Shape` resident at once on the whole device.
+template <typename Shape, typename InT, typename OutT>
+int64_t wave_of(const LaunchContext& context) {
+  return one_wave<contiguous_sum_kernel<Shape, InT, OutT>>(Shape::kBlock, context.device,
+                                                           context.sm_count);
+}
 
-template <int kBlock, int kUnroll, L2Fill kFill, typename InT, typename OutT>
+template <typename Shape, typename InT, typename OutT>
 void launch_shape(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context, int64_t blocks) {
-  contiguous_sum_kernel<kBlock, kUnroll, kFill>
-      <<<blocks, kBlock, 0, context.stream>>>(problem, finish.partials, finish.counter);
+  contiguous_sum_kernel<Shape>
+      <<<blocks, Shape::kBlock, 0, context.stream>>>(problem, finish.partials, finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  finish_in_second_launch_if_needed<kBlock>(finish, 1, blocks, problem.result, context.stream);
+  finish_in_second_launch_if_needed<Shape::kBlock>(finish, 1, blocks, problem.result,
+                                                   context.stream);
 }
 
 }  // namespace
@@ -111,22 +124,16 @@ template <typename InT, typename OutT>
 void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
                            const Finish<acc_t<InT>>& finish, const LaunchContext& context) {
   const int64_t vectors = ceil_div(problem.numel, kElementsPerVector<InT>);
-  const int64_t small_rounds = ceil_div(vectors, int64_t(kSmallBlock) * kSmallUnroll);
+  const int64_t small_rounds = ceil_div(vectors, int64_t(SmallShape::kBlock) * SmallShape::kUnroll);
   if (small_rounds <= kOneBlockRounds) {
-    return launch_shape<kSmallBlock, kSmallUnroll, kSmallFill>(problem, finish, context, 1);
+    return launch_shape<SmallShape>(problem, finish, context, 1);
   }
-  const int64_t small_wave =
-      one_wave<contiguous_sum_kernel<kSmallBlock, kSmallUnroll, kSmallFill, InT, OutT>>(
-          kSmallBlock, context.device, context.sm_count);
-  if (small_rounds < small_wave) {
-    return launch_shape<kSmallBlock, kSmallUnroll, kSmallFill>(problem, finish, context,
-                                                               small_rounds);
+  if (small_rounds < wave_of<SmallShape, InT, OutT>(context)) {
+    return launch_shape<SmallShape>(problem, finish, context, small_rounds);
   }
-  const int64_t large_wave =
-      one_wave<contiguous_sum_kernel<kLargeBlock, kLargeUnroll, kLargeFill, InT, OutT>>(
-          kLargeBlock, context.device, context.sm_count);
-  launch_shape<kLargeBlock, kLargeUnroll, kLargeFill>(
-      problem, finish, context, std::min(large_wave, finish.partials_capacity));
+  launch_shape<LargeShape>(
+      problem, finish, context,
+      std::min(wave_of<LargeShape, InT, OutT>(context), finish.partials_capacity));
 }
 
 #define INSTANTIATE(InT, OutT)                                                        \
