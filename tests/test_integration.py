@@ -78,7 +78,7 @@ def test_cuda_graph_replays_see_new_data(version, seed):
         graph.replay()
         torch.cuda.synchronize()
         assert_close_to_reference(static_output, fresh)
-        # Graph and eager calls agree bit for bit (v7 takes two launches in the graph).
+        # Graph and eager calls agree bit for bit.
         assert torch.equal(static_output, op(version)(fresh))
 
 

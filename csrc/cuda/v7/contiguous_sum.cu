@@ -84,7 +84,7 @@ constexpr int64_t kOneBlockRounds = 2;
 template <typename Shape, typename InT, typename OutT>
 __global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                          unsigned int* counter) {
+                          uint64_t* mailboxes, unsigned int* counter) {
   using AccT = acc_t<InT>;
   constexpr int kBlock = Shape::kBlock;
   const AccT block_total = block_sum<kBlock>(thread_sum<AccT, Shape::kUnroll, Shape::kL2Fill>(
@@ -93,6 +93,11 @@ __global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *problem.result = static_cast<OutT>(block_total);
     return;
+  }
+  if constexpr (kFitsMailbox<AccT>) {
+    if (mailboxes != nullptr) {
+      return finish_through_mailboxes<kBlock>(block_total, mailboxes, problem.result, counter);
+    }
   }
   // Thread 0 writes the partial and takes the ticket: its acq_rel ticket
   // publishes the partial.
@@ -111,8 +116,8 @@ int64_t wave_of(const LaunchContext& context) {
 template <typename Shape, typename InT, typename OutT>
 void launch_shape(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context, int64_t blocks) {
-  contiguous_sum_kernel<Shape>
-      <<<blocks, Shape::kBlock, 0, context.stream>>>(problem, finish.partials, finish.counter);
+  contiguous_sum_kernel<Shape><<<blocks, Shape::kBlock, 0, context.stream>>>(
+      problem, finish.partials, finish.mailboxes_for(blocks), finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   finish_in_second_launch_if_needed<Shape::kBlock>(finish, 1, blocks, problem.result,
                                                    context.stream);

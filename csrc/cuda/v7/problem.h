@@ -56,21 +56,31 @@ class ScratchSource {
 };
 
 // Where the finishing state of one launch lives. The `counter_count`
-// counters from `counter` are zero at rest; a nullptr counter asks the
-// launcher to finish in a second launch instead of in the last block of the
-// first.
+// counters from `counter` and the `mailbox_count` mailboxes (reduce.cuh) are
+// zero at rest; a nullptr counter asks the launcher to finish in a second
+// launch instead of in the last block of the first.
 template <typename AccT>
 struct Finish {
   AccT* partials;
   int64_t partials_capacity;
   unsigned int* counter;
   int64_t counter_count;
+  uint64_t* mailboxes;
+  int64_t mailbox_count;
   ScratchSource* scratch;
 
   // `count` partials: the held ones, or scratch memory when they are too few.
   AccT* partials_for(int64_t count) const {
     if (count <= partials_capacity) return partials;
     return static_cast<AccT*>(scratch->allocate(count * int64_t(sizeof(AccT))));
+  }
+
+  // Mailboxes for a one-output launch of `blocks` blocks, or nullptr when it
+  // hands its partials over through `partials` instead: 8-byte accumulators,
+  // more blocks than mailboxes, or no counter to take tickets from.
+  uint64_t* mailboxes_for(int64_t blocks) const {
+    const bool fits = sizeof(AccT) == 4 && blocks <= mailbox_count && counter != nullptr;
+    return fits ? mailboxes : nullptr;
   }
 };
 

@@ -54,11 +54,14 @@ __device__ __forceinline__ AccT lane_chunk_sum(const InT* row, int64_t begin, in
   if (lane < head) sum += static_cast<AccT>(chunk[lane]);
   if (lane < numel - tail_begin) sum += static_cast<AccT>(chunk[tail_begin + lane]);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(chunk + head);
+  // L2's default fill: the row sums that take time stream from every
+  // multiprocessor, and there 256-byte lines cost an H200 8-9% of its
+  // bandwidth in the contiguous sum (benchmarks/NOTES.md).
   Vector<InT> batch[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
     const int v = lane + u * kWarpSize;
-    if (v < num_vectors) batch[u] = load_streaming(vectors + v);
+    if (v < num_vectors) batch[u] = load_streaming<L2Fill::kDefault>(vectors + v);
   }
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {

@@ -21,12 +21,27 @@ int64_t max_partials(int sm_count) {
 
 namespace {
 
+// Mailboxes (reduce.cuh) for the largest grid that finishes through them:
+// the mid shape's 512-thread blocks, at most 2048 resident threads per
+// multiprocessor.
+constexpr int64_t kMailboxesPerSm = 4;
+
+int64_t mailbox_count(int sm_count) {
+  return kMailboxesPerSm * sm_count;
+}
+
+int64_t mailboxes_bytes(int sm_count) {
+  return int64_t(sizeof(uint64_t)) * mailbox_count(sm_count);
+}
+
 constexpr int64_t kPartialBytes = 8;  // the widest accumulator
-// Graph-owned counters per device: slots for this many graphs (times
+// Graph-owned finishing state per device: slots for this many graphs (times
 // capturing streams) alive at once before captures fall back to two launches,
-// each with counters for a column sum of this many bands (1 MiB in all).
+// each with counters for a column sum of this many bands and one set of
+// mailboxes (5.2 MiB in all on a 132-SM GPU).
 constexpr int kGraphSlots = 1024;
 constexpr int64_t kCountersPerGraphSlot = 256;
+constexpr int64_t kGraphSlotCountersBytes = kCountersPerGraphSlot * sizeof(unsigned int);
 
 int64_t partials_bytes(int sm_count) {
   return kPartialBytes * max_partials(sm_count);
@@ -76,7 +91,8 @@ uint8_t* stream_buffer(const c10::cuda::CUDAStream& stream, int sm_count) {
       // Allocated before the entry is made: if it throws (out of memory), the
       // stream has no entry and the next call tries again.
       auto* buffer = static_cast<uint8_t*>(zeroed_device_buffer(
-          counters_bytes(sm_count) + partials_bytes(sm_count), stream.stream()));
+          counters_bytes(sm_count) + partials_bytes(sm_count) + mailboxes_bytes(sm_count),
+          stream.stream()));
       found = buffers->emplace(key, buffer).first;
     }
     last_key = key;
@@ -85,40 +101,42 @@ uint8_t* stream_buffer(const c10::cuda::CUDAStream& stream, int sm_count) {
   return last_buffer;
 }
 
-// Counter slots that captured graphs borrow. A slot is zero whenever no
-// kernel is using it (each launch's last block resets it), so a slot a
-// destroyed graph returns is ready for the next capture.
-class GraphCounterPool {
+// Slots of counters and mailboxes that captured graphs borrow. A slot is
+// zero whenever no kernel is using it (each launch's last block resets what
+// it used), so a slot a destroyed graph returns is ready for the next
+// capture.
+class GraphSlotPool {
  public:
   // Never destroyed: user-object callbacks may run while the process exits.
-  static GraphCounterPool& on(c10::DeviceIndex device) {
-    static auto* pools = new GraphCounterPool[C10_COMPILE_TIME_MAX_GPUS];
+  static GraphSlotPool& on(c10::DeviceIndex device) {
+    static auto* pools = new GraphSlotPool[C10_COMPILE_TIME_MAX_GPUS];
     return pools[device];
   }
 
   // Allocated on the first eager call on the device: capture cannot wait for
   // the zeroing. One synchronisation of that stream, once per process.
-  void prepare(cudaStream_t stream) {
+  void prepare(cudaStream_t stream, int sm_count) {
     if (prepared_.load(std::memory_order_acquire)) return;
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (counters_ != nullptr) return;
-    auto* counters = static_cast<unsigned int*>(
-        zeroed_device_buffer(kGraphSlots * kCountersPerGraphSlot * sizeof(unsigned int), stream));
+    if (slots_ != nullptr) return;
+    const int64_t slot_bytes = kGraphSlotCountersBytes + mailboxes_bytes(sm_count);
+    auto* slots = static_cast<uint8_t*>(zeroed_device_buffer(kGraphSlots * slot_bytes, stream));
     const cudaError_t synchronized = cudaStreamSynchronize(stream);
     if (synchronized != cudaSuccess) {
-      C10_CUDA_IGNORE_ERROR(cudaFree(counters));
+      C10_CUDA_IGNORE_ERROR(cudaFree(slots));
       C10_CUDA_CHECK(synchronized);
     }
-    counters_ = counters;
+    slots_ = slots;
+    slot_bytes_ = slot_bytes;
     free_slots_.reserve(kGraphSlots);
     for (int slot = kGraphSlots - 1; slot >= 0; --slot) free_slots_.push_back(slot);
     prepared_.store(true, std::memory_order_release);
   }
 
-  // The counters of the graph that `stream` is capturing into
-  // (kCountersPerGraphSlot of them), leased on the first sum of that capture
-  // on that stream; nullptr when no slot is free.
-  unsigned int* counter_for_capture(cudaStream_t stream) {
+  // The slot of the graph that `stream` is capturing into
+  // (kCountersPerGraphSlot counters, then the mailboxes), leased on the
+  // first sum of that capture on that stream; nullptr when no slot is free.
+  uint8_t* slot_for_capture(cudaStream_t stream) {
     cudaStreamCaptureStatus status;
     unsigned long long capture_id = 0;
     cudaGraph_t graph = nullptr;
@@ -126,13 +144,13 @@ class GraphCounterPool {
     const std::lock_guard<std::mutex> lock(mutex_);
     const CaptureKey key{capture_id, stream};
     if (auto found = by_capture_.find(key); found != by_capture_.end()) {
-      return counters_ + found->second * kCountersPerGraphSlot;
+      return slots_ + found->second * slot_bytes_;
     }
-    if (counters_ == nullptr || free_slots_.empty()) return nullptr;
+    if (slots_ == nullptr || free_slots_.empty()) return nullptr;
     const int slot = free_slots_.back();
     auto* lease = new Lease{this, key, slot};
     cudaUserObject_t object = nullptr;
-    const cudaError_t created = cudaUserObjectCreate(&object, lease, &GraphCounterPool::release, 1,
+    const cudaError_t created = cudaUserObjectCreate(&object, lease, &GraphSlotPool::release, 1,
                                                      cudaUserObjectNoDestructorSync);
     if (created != cudaSuccess) {
       delete lease;
@@ -142,13 +160,13 @@ class GraphCounterPool {
     // Taken only once the graph owns the lease: a failed call keeps the slot free.
     free_slots_.pop_back();
     by_capture_.emplace(key, slot);
-    return counters_ + slot * kCountersPerGraphSlot;
+    return slots_ + slot * slot_bytes_;
   }
 
  private:
   using CaptureKey = std::pair<unsigned long long, cudaStream_t>;
   struct Lease {
-    GraphCounterPool* pool;
+    GraphSlotPool* pool;
     CaptureKey key;
     int slot;
   };
@@ -167,7 +185,8 @@ class GraphCounterPool {
 
   std::atomic<bool> prepared_{false};
   std::mutex mutex_;
-  unsigned int* counters_ = nullptr;
+  uint8_t* slots_ = nullptr;
+  int64_t slot_bytes_ = 0;
   std::vector<int> free_slots_;
   std::map<CaptureKey, int> by_capture_;
 };
@@ -179,7 +198,7 @@ at::Tensor device_bytes(int64_t bytes, c10::DeviceIndex device) {
 Workspace per_call_partials(const c10::cuda::CUDAStream& stream, int sm_count) {
   at::Tensor owner = device_bytes(partials_bytes(sm_count), stream.device_index());
   void* partials = owner.mutable_data_ptr();
-  return {stream.device_index(), partials, partials_bytes(sm_count), nullptr, 0, std::move(owner)};
+  return {stream.device_index(), partials, partials_bytes(sm_count), std::move(owner)};
 }
 
 }  // namespace
@@ -192,17 +211,24 @@ void* Workspace::allocate(int64_t bytes) {
 Workspace workspace_for(const c10::cuda::CUDAStream& stream, int sm_count) {
   if (c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) {
     Workspace workspace = per_call_partials(stream, sm_count);
-    workspace.set_counters(
-        GraphCounterPool::on(stream.device_index()).counter_for_capture(stream.stream()),
-        kCountersPerGraphSlot);
+    uint8_t* slot = GraphSlotPool::on(stream.device_index()).slot_for_capture(stream.stream());
+    if (slot != nullptr) {
+      workspace.set_finishing_state(reinterpret_cast<unsigned int*>(slot), kCountersPerGraphSlot,
+                                    reinterpret_cast<uint64_t*>(slot + kGraphSlotCountersBytes),
+                                    mailbox_count(sm_count));
+    }
     return workspace;
   }
-  GraphCounterPool::on(stream.device_index()).prepare(stream.stream());
+  GraphSlotPool::on(stream.device_index()).prepare(stream.stream(), sm_count);
   if (is_external(stream)) return per_call_partials(stream, sm_count);
   uint8_t* buffer = stream_buffer(stream, sm_count);
-  return {stream.device_index(),    buffer + counters_bytes(sm_count),
-          partials_bytes(sm_count), reinterpret_cast<unsigned int*>(buffer),
-          max_partials(sm_count),   at::Tensor()};
+  Workspace workspace(stream.device_index(), buffer + counters_bytes(sm_count),
+                      partials_bytes(sm_count), at::Tensor());
+  workspace.set_finishing_state(
+      reinterpret_cast<unsigned int*>(buffer), max_partials(sm_count),
+      reinterpret_cast<uint64_t*>(buffer + counters_bytes(sm_count) + partials_bytes(sm_count)),
+      mailbox_count(sm_count));
+  return workspace;
 }
 
 }  // namespace torch_reduce::cuda::v7

@@ -1,0 +1,68 @@
+"""How sum_v7's split full sums end: in the last block of the one launch, through
+mailboxes (4-byte accumulators) or the acq_rel ticket (8-byte ones), on PyTorch's
+streams and in graphs; in a second launch on external streams. Every way must give
+the same bits, and each launch must leave its mailboxes empty for the next."""
+
+import pytest
+import torch
+from conftest import assert_close_to_reference, random_tensor, requires_cuda
+from raw_streams import external_stream
+
+sum_v7 = torch.ops.reduce_opt.sum_v7
+
+# One element past each launch shape's first size and the mid shape's largest
+# grids: one block, a few blocks, a grid per multiprocessor, most of a wave.
+SPLIT_SIZES = [2**13 + 1, 2**14 + 3, 2**16, 2**18 - 1, 2**20 + 7, 2**22 - 5, 2**22 + 2**20, 2**24]
+FINISH_DTYPES = [torch.float32, torch.bfloat16, torch.float16, torch.float64, torch.int32]
+
+
+def second_launch_sums(inputs):
+    """The sums on an external stream, which finishes every split sum in a second launch."""
+    with external_stream() as stream, torch.cuda.stream(stream):
+        stream.wait_stream(torch.cuda.default_stream())
+        sums = [sum_v7(x) for x in inputs]
+        stream.synchronize()
+    return sums
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", FINISH_DTYPES, ids=str)
+def test_one_launch_and_second_launch_give_the_same_bits(dtype, seed):
+    inputs = [random_tensor(numel, dtype, "cuda") for numel in SPLIT_SIZES]
+    expected = second_launch_sums(inputs)
+    for x, want in zip(inputs, expected, strict=True):
+        got = sum_v7(x)
+        assert_close_to_reference(got, x, f"numel={x.numel()}")
+        assert torch.equal(got, want), (x.numel(), got.item(), want.item())
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_back_to_back_sums_leave_no_partial_behind(dtype, seed):
+    """Sums of decreasing and increasing grids queued without a pause on one stream:
+    a mailbox left full by one launch would hand its stale partial to the next."""
+    sizes = [2**22 - 5, 2**16, 2**20 + 7, 2**18 - 1, 2**22 + 2**20, 2**14 + 3] * 20
+    inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]
+    expected = second_launch_sums(inputs)
+    got = [sum_v7(x) for x in inputs]
+    for x, g, want in zip(inputs, got, expected, strict=True):
+        assert torch.equal(g, want), (x.numel(), g.item(), want.item())
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
+def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
+    sizes = [2**20 + 7, 2**16, 2**22 - 5, 2**18 - 1]
+    inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]
+    for x in inputs:  # the first eager call prepares the graph state
+        sum_v7(x)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        outputs = [sum_v7(x) for x in inputs]
+    for _ in range(10):
+        for x in inputs:
+            x.copy_(random_tensor(x.numel(), dtype, "cuda"))
+        graph.replay()
+        expected = second_launch_sums(inputs)
+        for x, out, want in zip(inputs, outputs, expected, strict=True):
+            assert torch.equal(out, want), (x.numel(), out.item(), want.item())
