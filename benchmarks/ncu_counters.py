@@ -20,7 +20,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-KERNEL_PATTERN = re.compile(r"sum_v(\d)_kernel")
+# v0..v6 have one kernel each; v7's full sum of a contiguous input is its
+# contiguous_sum_kernel (demangled names, as ncu is asked for below).
+KERNEL_NAMES = r"sum_v\d_kernel|v7::.*contiguous_sum_kernel"
+KERNEL_PATTERN = re.compile(r"sum_v(\d)_kernel|v(7)::.*contiguous_sum_kernel")
 # Executed SASS instructions per opcode, printed per instance as "OPCODE: count".
 PER_OPCODE = "sass__inst_executed_per_opcode"
 BARRIER_OPCODE = re.compile(r"\bBAR\w*\s*[:=]\s*([0-9][0-9,]*)")
@@ -89,7 +92,7 @@ def profile(ncu: str, numel: int) -> str:
         "--kernel-name-base",
         "demangled",
         "--kernel-name",
-        "regex:sum_v[0-9]_kernel",
+        f"regex:{KERNEL_NAMES}",
         "--metrics",
         ",".join(METRICS),
         "--print-metric-instances",
@@ -129,11 +132,12 @@ def stage_one_rows(csv_text: str) -> dict[int, dict[str, float]]:
     rows: dict[int, dict[str, float]] = {}
     for row in reader:
         match = KERNEL_PATTERN.search(row.get("Kernel Name", ""))
-        if not match or int(match.group(1)) in rows:
+        if not match:
             continue
-        rows[int(match.group(1))] = {
-            metric: metric_value(metric, row[metric]) for metric in METRICS
-        }
+        version = int(match.group(1) or match.group(2))
+        if version in rows:
+            continue
+        rows[version] = {metric: metric_value(metric, row[metric]) for metric in METRICS}
     return rows
 
 
