@@ -55,6 +55,11 @@ class ScratchSource {
   ~ScratchSource() = default;
 };
 
+// Accumulators narrow enough for a mailbox word (reduce.cuh): the partial's
+// bits and a full flag in 64 bits.
+template <typename AccT>
+constexpr bool kFitsMailbox = sizeof(AccT) == 4;
+
 // Where the finishing state of one launch lives. The `counter_count`
 // counters from `counter` and the `mailbox_count` mailboxes (reduce.cuh) are
 // zero at rest; a nullptr counter asks the launcher to finish in a second
@@ -79,7 +84,7 @@ struct Finish {
   // hands its partials over through `partials` instead: 8-byte accumulators,
   // more blocks than mailboxes, or no counter to take tickets from.
   uint64_t* mailboxes_for(int64_t blocks) const {
-    const bool fits = sizeof(AccT) == 4 && blocks <= mailbox_count && counter != nullptr;
+    const bool fits = kFitsMailbox<AccT> && blocks <= mailbox_count && counter != nullptr;
     return fits ? mailboxes : nullptr;
   }
 };

@@ -157,8 +157,6 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
 // launch that owns them starts from zero. Against the acq_rel ticket and a
 // separate read of the partials: 0.3-0.5 us less at 2^18-2^22 on an H200
 // (benchmarks/NOTES.md).
-template <typename AccT>
-constexpr bool kFitsMailbox = sizeof(AccT) == 4;
 constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
 
 template <typename AccT>
@@ -186,9 +184,9 @@ __device__ __forceinline__ void empty_mailbox(uint64_t* mailbox) {
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox), "l"(uint64_t(0)) : "memory");
 }
 
-// Thread 0 of every block calls this with its block's total (the other
-// threads' `value` is ignored); result[0] gets the sum of all blocks' totals,
-// added in the same order as sum_partials over the same totals.
+// Every thread of every block calls this; thread 0's `value` is its block's
+// total (the other threads' is ignored). result[0] gets the sum of all
+// blocks' totals, added in the same order as sum_partials over them.
 template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* mailboxes,
                                                          OutT* result, unsigned int* counter) {
