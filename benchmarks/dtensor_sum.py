@@ -208,8 +208,10 @@ def run(args: argparse.Namespace, device: torch.device) -> int:
         "torch_version": torch.__version__,
         "cuda_version": torch.version.cuda,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": f"torchrun --nproc-per-node {world_size} -m benchmarks.dtensor_sum "
-        + shlex.join(sys.argv[1:]),
+        "command": shlex.join(
+            ["torchrun", f"--nproc-per-node={world_size}", "-m", "benchmarks.dtensor_sum"]
+            + sys.argv[1:]
+        ),
         "global_elements": total,
         "local_elements": [local_chunk(total, r, world_size) for r in range(world_size)],
         "iters": args.iters,
