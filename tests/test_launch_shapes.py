@@ -4,7 +4,12 @@ import json
 
 import pytest
 import torch
-from conftest import requires_cuda
+from conftest import assert_close_to_reference, random_tensor, requires_cuda
+
+# The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): the block
+# grows by a warp per 128 vectors, a second round of loads starts past 2,048 and
+# the split shapes past 4,096.
+ONE_BLOCK_VECTOR_EDGES = [1, 127, 128, 129, 2047, 2048, 2049, 4095, 4096, 4097]
 
 
 def launched_kernels(call, trace_path):
@@ -39,3 +44,40 @@ def test_grid_stride_shape_fits_one_wave(dtype, tmp_path):
     resident_threads = properties.multi_processor_count * properties.max_threads_per_multi_processor
     assert grid[0] * block[0] <= resident_threads, (grid, block)
     assert grid[0] * block[0] > resident_threads // 2, (grid, block)
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.bfloat16, torch.int8, torch.float64], ids=str
+)
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "misaligned"])
+def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
+    """Each edge of the one-block shape, a vector either side and an element either
+    side, from an aligned pointer and from one whose first vector needs a scalar head."""
+    per_vector = 16 // dtype.itemsize
+    base = random_tensor(4097 * per_vector + 2 + offset, dtype, "cuda")
+    for vectors in ONE_BLOCK_VECTOR_EDGES:
+        for extra in (-1, 0, 1):
+            view = base[offset : offset + vectors * per_vector + extra]
+            assert_close_to_reference(
+                torch.ops.reduce_opt.sum_v7(view), view, f"numel={view.numel()} offset={offset}"
+            )
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("numel", "block"),
+    [(4, 32), (2**10, 64), (2**12, 256), (2**13, 512), (2**14, 512)],
+)
+def test_small_sums_launch_one_block_of_just_enough_warps(numel, block, tmp_path):
+    """fp32, 4 vectors a thread per round: 2^10 elements are 256 vectors, 2 warps."""
+    x = torch.randn(numel, device="cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    assert [(grid, block_) for _, grid, block_ in kernels] == [([1, 1, 1], [block, 1, 1])], kernels
+
+
+@requires_cuda
+def test_past_the_one_block_shape_the_sum_splits(tmp_path):
+    x = torch.randn(2**14 + 4, device="cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    assert len(kernels) == 1 and kernels[0][1][0] > 1, kernels

@@ -3,8 +3,8 @@
 // "Reduce_v7_shuffle"), 16-byte loads with a scalar head and tail for
 // misaligned pointers, and one launch. Three launch shapes by size, from the
 // graph-mode sweep in benchmarks/NOTES.md:
-//  - one block when its threads cover the input in a couple of load rounds:
-//    no second stage at all;
+//  - one block, of as few warps as cover the input in one or two rounds of
+//    loads, with 32-bit indices: no second stage at all;
 //  - mid sizes: just enough 512-thread blocks that each thread has one
 //    round of loads in flight, finished by the last block to arrive;
 //  - large sizes: one wave of 1024-thread blocks striding over everything.
@@ -50,8 +50,7 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
     for (int u = 0; u < kUnroll; ++u) sum += vector_sum<AccT>(batch[u]);
   }
   // The last, partial round has its loads in flight together too: one load
-  // at a time waits a memory latency per load, which was most of the time of
-  // the one-block sizes (two loads per thread).
+  // at a time waits a memory latency per load.
   Vector<InT> batch[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
@@ -78,8 +77,69 @@ using SmallShape = LaunchShape<512, 4, L2Fill::k256ByteLines>;
 // Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills);
 // every multiprocessor streams, so L2's default fill (see L2Fill).
 using LargeShape = LaunchShape<1024, 2, L2Fill::kDefault>;
-// The one-block shape covers up to this many rounds of loads.
-constexpr int64_t kOneBlockRounds = 2;
+
+// The one-block shape: up to kOneBlockThreads threads with kLoadsPerRound
+// loads in flight each, for one or two rounds. The general kernel's 64-bit
+// index arithmetic, count-down loop and finish made it run 2.5x the
+// instructions of Inductor's one-block kernel, and 0.6 us longer
+// (benchmarks/NOTES.md); one block never sees 2^31 elements.
+constexpr int kOneBlockThreads = 512;
+constexpr int kLoadsPerRound = 4;
+constexpr int kOneBlockRounds = 2;
+constexpr int64_t kOneBlockMaxVectors =
+    int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
+
+// One round: the sum of vectors[thread + u * stride] for u < kLoadsPerRound,
+// those below `count` (at least 1). Every thread loads all of its vectors,
+// those past `count` from the last one, so that the loads are one straight
+// run: predicated loads let nvcc 13 start summing the first before issuing the
+// last (two memory latencies instead of one, at fp32).
+template <typename AccT, typename InT>
+__device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count, int thread,
+                                          int stride) {
+  Vector<InT> batch[kLoadsPerRound];
+#pragma unroll
+  for (int u = 0; u < kLoadsPerRound; ++u) {
+    batch[u] = load_streaming<L2Fill::kDefault>(vectors + min(thread + u * stride, count - 1));
+  }
+  AccT sum = AccT(0);
+#pragma unroll
+  for (int u = 0; u < kLoadsPerRound; ++u) {
+    if (thread + u * stride < count) sum += vector_sum<AccT>(batch[u]);
+  }
+  return sum;
+}
+
+template <typename InT, typename OutT>
+__global__ void __launch_bounds__(kOneBlockThreads)
+    one_block_sum_kernel(const InT* input, int numel, OutT* result) {
+  using AccT = acc_t<InT>;
+  constexpr int kVec = kElementsPerVector<InT>;
+  const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
+  const int head = misalignment == 0 ? 0 : min(numel, kVec - misalignment);
+  const int num_vectors = (numel - head) / kVec;
+  const int tail_begin = head + num_vectors * kVec;
+  const int thread = threadIdx.x;
+  const int threads = blockDim.x;
+
+  const InT head_element = thread < head ? input[thread] : InT(0);
+  const InT tail_element = thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
+  const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
+  AccT sum = num_vectors > 0 ? round_sum<AccT>(vectors, num_vectors, thread, threads) : AccT(0);
+  const int second_round = kLoadsPerRound * threads;
+  if (num_vectors > second_round) {
+    sum += round_sum<AccT>(vectors + second_round, num_vectors - second_round, thread, threads);
+  }
+  sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+  sum = sum_over_warps<kOneBlockThreads / kWarpSize>(sum, threads / kWarpSize);
+  if (thread == 0) *result = static_cast<OutT>(sum);
+}
+
+// Whole warps, as few as give each thread one round of loads, up to kOneBlockThreads.
+int one_block_threads(int64_t vectors) {
+  const int64_t warps = ceil_div(ceil_div(vectors, int64_t(kLoadsPerRound)), int64_t(kWarpSize));
+  return int(std::clamp<int64_t>(warps * kWarpSize, kWarpSize, kOneBlockThreads));
+}
 
 template <typename Shape, typename InT, typename OutT>
 __global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock>())
@@ -90,7 +150,7 @@ __global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock
   const AccT block_total = block_sum<kBlock>(thread_sum<AccT, Shape::kUnroll, Shape::kL2Fill>(
       problem.input, problem.numel, int64_t(blockIdx.x) * kBlock + threadIdx.x,
       int64_t(gridDim.x) * kBlock));
-  if (gridDim.x == 1) {
+  if (gridDim.x == 1) {  // a wave of one block (a one-multiprocessor GPU): no partials
     if (threadIdx.x == 0) *problem.result = static_cast<OutT>(block_total);
     return;
   }
@@ -129,10 +189,13 @@ template <typename InT, typename OutT>
 void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
                            const Finish<acc_t<InT>>& finish, const LaunchContext& context) {
   const int64_t vectors = ceil_div(problem.numel, kElementsPerVector<InT>);
-  const int64_t small_rounds = ceil_div(vectors, int64_t(SmallShape::kBlock) * SmallShape::kUnroll);
-  if (small_rounds <= kOneBlockRounds) {
-    return launch_shape<SmallShape>(problem, finish, context, 1);
+  if (vectors <= kOneBlockMaxVectors) {
+    one_block_sum_kernel<<<1, one_block_threads(vectors), 0, context.stream>>>(
+        problem.input, int(problem.numel), problem.result);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return;
   }
+  const int64_t small_rounds = ceil_div(vectors, int64_t(SmallShape::kBlock) * SmallShape::kUnroll);
   if (small_rounds < wave_of<SmallShape, InT, OutT>(context)) {
     return launch_shape<SmallShape>(problem, finish, context, small_rounds);
   }

@@ -24,10 +24,11 @@ __device__ __forceinline__ T warp_sum(T value) {
 }
 
 // The seed's block reduction: shuffle within each warp, park one sum per warp
-// in warpLevelSums, shuffle those in warp 0. Thread 0 holds the block's sum.
-// Safe to call again right after it returns (the second barrier).
-template <int kBlock, typename AccT>
-__device__ __forceinline__ AccT block_sum(AccT value) {
+// in warpLevelSums, shuffle those in warp 0. Thread 0 holds the sum of the
+// block's `warps` warps (at most kMaxWarps). warpLevelSums stays in use until
+// warp 0 is done: a caller that sums again first waits at a barrier.
+template <int kMaxWarps, typename AccT>
+__device__ __forceinline__ AccT sum_over_warps(AccT value, unsigned warps) {
   __shared__ AccT warpLevelSums[kWarpSize];
   const unsigned lane = threadIdx.x % kWarpSize;
   const unsigned warp = threadIdx.x / kWarpSize;
@@ -35,9 +36,18 @@ __device__ __forceinline__ AccT block_sum(AccT value) {
   if (lane == 0) warpLevelSums[warp] = value;
   __syncthreads();
   if (warp == 0) {
-    value = lane < kBlock / kWarpSize ? warpLevelSums[lane] : AccT(0);
-    value = warp_sum<kBlock / kWarpSize>(value);
+    value = lane < warps ? warpLevelSums[lane] : AccT(0);
+    value = warp_sum<kMaxWarps>(value);
   }
+  return value;
+}
+
+// sum_over_warps for a block of kBlock threads, safe to call again right
+// after it returns.
+template <int kBlock, typename AccT>
+__device__ __forceinline__ AccT block_sum(AccT value) {
+  constexpr int kWarps = kBlock / kWarpSize;
+  value = sum_over_warps<kWarps>(value, kWarps);
   __syncthreads();
   return value;
 }
