@@ -71,8 +71,8 @@ struct LaunchShape {
   static constexpr int kUnroll = kLoadsInFlight;
   static constexpr L2Fill kL2Fill = kFill;
 };
-// One block, and the mid sizes' blocks: 512 threads, 4 loads in flight each,
-// 256-byte L2 lines.
+// The mid sizes' blocks: 512 threads, 4 loads in flight each, 256-byte L2
+// lines.
 using SmallShape = LaunchShape<512, 4, L2Fill::k256ByteLines>;
 // Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills);
 // every multiprocessor streams, so L2's default fill (see L2Fill).
@@ -122,6 +122,8 @@ __global__ void __launch_bounds__(kOneBlockThreads)
   const int thread = threadIdx.x;
   const int threads = blockDim.x;
 
+  // Read before the vectors, added after them: an add that waits for a
+  // scalar load would hold back the vector loads behind it.
   const InT head_element = thread < head ? input[thread] : InT(0);
   const InT tail_element = thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
