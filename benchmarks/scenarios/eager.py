@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 import torch
 import torch.utils.benchmark as benchmark
 
-import torch_reduce
 from benchmarks import timing
 from benchmarks.check import reference
 from benchmarks.context import Context
@@ -26,24 +24,13 @@ METHOD = (
     "(time per call: median, min and max over the Timer's blocks). Bound by the host below "
     "about 2^20 elements, for every peer; the host cost per call is measured apart, on a "
     f"{timing.HOST_COST_NUMEL}-element float32 input, the peers taking turns over "
-    f"{timing.HOST_COST_ROUNDS} rounds (median, min and max over the rounds), with other "
-    "call forms of torch.sum's and sum_v7's ops beside them. The roofline "
+    f"{timing.HOST_COST_ROUNDS} rounds (median, min and max over the rounds). The roofline "
     "row is the read-only kernel's device time (CUDA graph), so its % shows how far the "
     "host is from the data. "
     "By default float32 and int32 only: the 16-bit floats' eager times are the same host "
     "cost below 2^20 and the graph times above; --dtypes runs the dtypes named."
 )
 TRIMMED_DTYPES = (torch.float32, torch.int32)
-# Other ways to call the torch.sum and sum_v7 peers' ops, timed in the same
-# rounds: how much of a host cost is the Python entry point (torch.ops'
-# binding, the overload packet's resolution) rather than the op.
-CALL_FORMS = {
-    "torch.sum": {"torch.ops.aten.sum.default": torch.ops.aten.sum.default},
-    "sum_v7": {
-        "sum_v7.default": torch.ops.reduce_opt.sum_v7.default,
-        "torch_reduce.sum": torch_reduce.sum,
-    },
-}
 
 
 def run(ctx: Context) -> Outcome:
@@ -62,30 +49,23 @@ def run(ctx: Context) -> Outcome:
 
 
 def host_costs(ctx: Context) -> list[dict]:
-    """Per peer, and per other call form of a peer's op, the time per call on a
-    small input, where the host dominates."""
+    """Per peer, the time per call on a small input, where the host dominates."""
     case = flat_case(timing.HOST_COST_NUMEL.bit_length() - 1, torch.float32)
     x = random_data((timing.HOST_COST_NUMEL,), torch.float32, ctx.info.device)
     ref = reference(x, None, False)
     entries, fns = {}, {}
-
-    def add(name: str, fn: Callable | None, declined: str | None = None, note: str = "") -> None:
-        entries[name] = {"peer": name, "numel": x.numel(), "dtype": "float32", "note": note}
-        problem = declined or check_call(fn, x, ref)
-        if problem is not None:
-            status = "skipped" if declined else "WRONG"
-            entries[name].update(status=status, note=f"{note}: {problem}" if note else problem)
-        else:
-            fns[name] = fn
-
     for peer in PEERS:
         if peer.name not in ctx.peers or peer.ladder:
             continue
+        entries[peer.name] = {"peer": peer.name, "numel": x.numel(), "dtype": "float32"}
         reason = peer.declines(case, x)
-        add(peer.name, peer.build(case) if reason is None else None, reason)
-        if peer.name in fns:
-            for form, form_fn in CALL_FORMS.get(peer.name, {}).items():
-                add(form, form_fn, note=f"{peer.name} called as {form}")
+        fn = peer.build(case) if reason is None else None
+        problem = reason or check_call(fn, x, ref)
+        if problem is not None:
+            status = "skipped" if reason else "WRONG"
+            entries[peer.name].update(status=status, note=problem)
+        else:
+            fns[peer.name] = fn
     min_run_time = ctx.settings.eager_min_run_time / timing.HOST_COST_ROUNDS
     for name, cost in timing.host_costs(fns, x, min_run_time).items():
         entries[name].update(status="ok", median_us=cost.median_us,
