@@ -306,21 +306,6 @@ def test_compile_fullgraph(device, seed):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_compile_fullgraph_through_the_wrapper(device, seed):
-    """torch_reduce.sum calls the overloads through handles held at import, which
-    Dynamo must trace like torch.ops lookups."""
-    torch.compiler.reset()
-
-    def wrapped(x):
-        return torch_reduce.sum(x) + torch_reduce.sum(x, (0, 2), True, dtype=torch.float32).sum()
-
-    compiled = torch.compile(wrapped, fullgraph=True, backend="aot_eager", dynamic=True)
-    for shape in [(2, 3, 8), (4, 5, 7)]:
-        x = random_shaped(shape, torch.bfloat16, device)
-        assert torch.equal(compiled(x), wrapped(x)), shape
-
-
-@pytest.mark.parametrize("device", DEVICES)
 def test_export(device, seed):
     class Model(torch.nn.Module):
         def forward(self, x):

@@ -114,14 +114,6 @@ def _(
     return self.new_empty(sizes, dtype=out_dtype)
 
 
-# sum() calls the overloads through these handles, and passes keywords only
-# when given: the overload packet's resolution, the lookups under torch.ops
-# and a keyword argument each cost host time on every call, together more than
-# the op's own C++ path (benchmarks/NOTES.md).
-_FULL_SUM_V7 = torch.ops.reduce_opt.sum_v7.default
-_DIMS_SUM_V7 = torch.ops.reduce_opt.sum_v7.dim_IntList
-
-
 def sum(  # noqa: A001 - mirrors torch.sum
     t: torch.Tensor,
     dim: int | Sequence[int] | None = None,
@@ -135,16 +127,14 @@ def sum(  # noqa: A001 - mirrors torch.sum
     ``version`` picks the kernel (see ``VERSIONS``); 7 is the production one and the
     only one that takes ``dim``, ``keepdim`` and ``dtype``; v0..v6 sum the whole tensor.
     """
-    if version == 7:
-        if dim is None and not keepdim:
-            return _FULL_SUM_V7(t) if dtype is None else _FULL_SUM_V7(t, dtype=dtype)
-        if dtype is None:
-            return _DIMS_SUM_V7(t, dim, keepdim)
-        return _DIMS_SUM_V7(t, dim, keepdim, dtype=dtype)
     if not 0 <= version < len(VERSIONS):
         raise ValueError(f"version must be in 0..{len(VERSIONS) - 1}, got {version}")
-    if dim is not None or keepdim or dtype is not None:
-        raise ValueError(
-            f"dim, keepdim and dtype need version 7; sum_v{version} sums the whole tensor"
-        )
-    return getattr(torch.ops.reduce_opt, f"sum_v{version}").default(t)
+    if version != 7:
+        if dim is not None or keepdim or dtype is not None:
+            raise ValueError(
+                f"dim, keepdim and dtype need version 7; sum_v{version} sums the whole tensor"
+            )
+        return getattr(torch.ops.reduce_opt, f"sum_v{version}")(t)
+    if dim is None and not keepdim:
+        return torch.ops.reduce_opt.sum_v7(t, dtype=dtype)
+    return torch.ops.reduce_opt.sum_v7.dim_IntList(t, dim, keepdim, dtype=dtype)
