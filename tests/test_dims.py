@@ -378,6 +378,13 @@ COLUMN_CASES = [
     ("64x300x64 float64", (64, 300, 64), torch.float64, [1], lambda x: x),
     ("2000x136 int8", (2000, 136), torch.int8, [0], lambda x: x),
     ("6000x40 int32", (6000, 40), torch.int32, [0], lambda x: x),
+    # The benchmark's small column sums: one round of loads per thread, 32 splits.
+    ("1024x1024 int32", (1024, 1024), torch.int32, [0], lambda x: x),
+    ("64x1024x64 float32", (64, 1024, 64), torch.float32, [1], lambda x: x),
+    # Many splits per band (several rounds of the finish's loads), and a band
+    # one vector wide (256 split lanes over fewer splits).
+    ("8192x256 float32", (8192, 256), torch.float32, [0], lambda x: x),
+    ("20000x8 bfloat16", (20000, 8), torch.bfloat16, [0], lambda x: x),
 ]
 
 

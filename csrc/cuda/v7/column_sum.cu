@@ -4,9 +4,10 @@
 // threads side by side, times as many row lanes as fill 256 threads; the row
 // lanes take interleaved rows and meet in shared memory. When there are too
 // few bands to fill the GPU, blocks split the rows, and the last block of
-// each band to finish sums the band's partials, on the band's own counter.
-// Covers sums over a batch, over H x W of a channels_last activation, over the
-// middle dim of a 3-D tensor.
+// each band to finish sums the band's partials, on the band's own counter,
+// laid out as in the main pass: vectors of partials, split lanes in place of
+// row lanes. Covers sums over a batch, over H x W of a channels_last
+// activation, over the middle dim of a 3-D tensor.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -27,8 +28,10 @@ constexpr int kBlock = 256;
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
 constexpr int kUnroll = 4;
-// A thread's rows per split are at least this many (two rounds of loads).
-constexpr int64_t kMinRowsPerThread = 2 * kUnroll;
+// A thread's rows per split are at least this many: one round of loads. Small
+// column sums are a chain of latencies (load, lane tree, ticket, finish), and
+// a second round of loads is one more of them.
+constexpr int64_t kMinRowsPerThread = kUnroll;
 // The last block of a band reads the band's splits x band width partials,
 // each thread this many at most.
 constexpr int64_t kMaxPartialsPerThread = 32;
@@ -75,25 +78,101 @@ __device__ __forceinline__ void sum_across_lanes(AccT (&values)[kValues], AccT (
   }
 }
 
-// result_band[c] = sum over s of band_partials[s * band_width + c] by the
-// block of the band: kBlock / band_width split lanes per column, each summing
-// every split_lanes-th split, then a fixed tree over the lanes. The in-kernel
+// A vector of kColumns partials written by other blocks of this kernel, read
+// from L2 (load_partial) in 16-byte pieces where it is made of them.
+template <int kColumns, typename AccT>
+__device__ __forceinline__ AlignedVector<AccT, kColumns> load_partials(const AccT* address) {
+  AlignedVector<AccT, kColumns> vector;
+  constexpr int kBytes = sizeof(vector);
+  if constexpr (kBytes % kVectorBytes == 0) {
+    uint4 pieces[kBytes / kVectorBytes];
+#pragma unroll
+    for (int p = 0; p < kBytes / kVectorBytes; ++p) {
+      pieces[p] = load_partial(reinterpret_cast<const uint4*>(address) + p);
+    }
+    memcpy(&vector, pieces, kBytes);
+  } else {
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) vector.values[c] = load_partial(address + c);
+  }
+  return vector;
+}
+
+// Partial vectors a finishing thread has in flight: up to 64 bytes, as the
+// main pass's loads, and within its register budget.
+template <int kColumns, typename AccT>
+constexpr int kPartialLoadsInFlight = std::clamp(32 / int(kColumns * sizeof(AccT)), 1, kUnroll);
+
+// result_band[c] = sum over s of band_partials[s * band_width + c], for the
+// band's first `columns` columns, by the block laid out as the main pass:
+// each thread a vector of kColumns columns and a split lane that sums every
+// row_lanes-th split with several loads in flight, then the main pass's
+// fixed tree over the lanes. A finish that read one partial per L2 round
+// trip spent 16-32 of them per band (benchmarks/NOTES.md). The in-kernel
 // finish and the second launch run this same code and give the same bits.
-template <typename AccT, typename OutT>
+template <int kColumns, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int64_t splits,
-                                                  int band_width, int64_t columns,
+                                                  BandShape shape, int64_t columns,
                                                   OutT* result_band, AccT (*scratch)[kBlock]) {
-  const int split_lanes = kBlock / band_width;
-  const int c = threadIdx.x % band_width;
-  const int split_lane = threadIdx.x / band_width;
-  AccT sum[1] = {AccT(0)};
-  if (c < columns) {
-    for (int64_t s = split_lane; s < splits; s += split_lanes) {
-      sum[0] += load_partial(band_partials + s * band_width + c);
+  constexpr int kInFlight = kPartialLoadsInFlight<kColumns, AccT>;
+  const int column_lanes = 1 << shape.column_lanes_log2;
+  const int split_lanes = kBlock >> shape.column_lanes_log2;
+  const int column = (threadIdx.x & (column_lanes - 1)) * kColumns;
+  const int split_lane = threadIdx.x >> shape.column_lanes_log2;
+  const int band_width = column_lanes * kColumns;
+  AccT sums[kColumns];
+#pragma unroll
+  for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
+  if (column < columns) {
+    const AccT* first = band_partials + column;
+    for (int64_t s = split_lane; s < splits; s += kInFlight * split_lanes) {
+      AlignedVector<AccT, kColumns> batch[kInFlight];
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        if (s + u * split_lanes < splits) {
+          batch[u] = load_partials<kColumns>(first + (s + u * split_lanes) * band_width);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        if (s + u * split_lanes < splits) {
+#pragma unroll
+          for (int c = 0; c < kColumns; ++c) sums[c] += batch[u].values[c];
+        }
+      }
     }
   }
-  sum_across_lanes(sum, scratch, split_lanes, band_width);
-  if (split_lane == 0 && c < columns) result_band[c] = static_cast<OutT>(sum[0]);
+  sum_across_lanes(sums, scratch, split_lanes, column_lanes);
+  if (split_lane == 0 && column < columns) {
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) result_band[column + c] = static_cast<OutT>(sums[c]);
+  }
+}
+
+// sums[c] += the row_lanes-th rows of column vector `base` from first_row up to
+// row_end, kUnroll loads in flight; row_offset(r) is row r's element offset.
+template <typename InT, int kColumns, typename AccT, typename RowOffset>
+__device__ __forceinline__ void sum_rows(const InT* base, int64_t first_row, int64_t row_end,
+                                         int row_lanes, const RowOffset& row_offset,
+                                         AccT (&sums)[kColumns]) {
+  int64_t r = first_row;
+  for (; r + (kUnroll - 1) * row_lanes < row_end; r += kUnroll * row_lanes) {
+    AlignedVector<InT, kColumns> batch[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      batch[u] = load_columns<InT, kColumns>(base + row_offset(r + u * row_lanes));
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(batch[u].values[c]);
+    }
+  }
+  for (; r < row_end; r += row_lanes) {
+    const auto vector = load_columns<InT, kColumns>(base + row_offset(r));
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(vector.values[c]);
+  }
 }
 
 template <typename InT, typename OutT, int kColumns>
@@ -121,23 +200,18 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
     if (has_column) {
       const InT* base = problem.input + problem.outer.offset(outer) + column;
-      int64_t r = rows * blockIdx.y / splits + row_lane;
-      for (; r + (kUnroll - 1) * row_lanes < row_end; r += kUnroll * row_lanes) {
-        AlignedVector<InT, kColumns> batch[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          batch[u] = load_columns<InT, kColumns>(base + problem.reduced.offset(r + u * row_lanes));
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-#pragma unroll
-          for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(batch[u].values[c]);
-        }
-      }
-      for (; r < row_end; r += row_lanes) {
-        const auto vector = load_columns<InT, kColumns>(base + problem.reduced.offset(r));
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(vector.values[c]);
+      const int64_t first_row = rows * blockIdx.y / splits + row_lane;
+      // One coalesced reduced dim (almost every model's layout): a multiply per
+      // row instead of the general offset's chain of divisions.
+      if (problem.reduced.ndim == 1) {
+        const int64_t row_stride = problem.reduced.strides[0];
+        sum_rows(
+            base, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
+            sums);
+      } else {
+        sum_rows(
+            base, first_row, row_end, row_lanes,
+            [&problem](int64_t r) { return problem.reduced.offset(r); }, sums);
       }
     }
     // Row lane 0 ends with the block's sums.
@@ -151,13 +225,15 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
         AccT* slot = partials + (band * splits + blockIdx.y) * band_width + column_lane * kColumns;
 #pragma unroll
         for (int c = 0; c < kColumns; ++c) slot[c] = sums[c];
-        __threadfence();  // published by thread 0's ticket below
       }
     }
+    // No fence by the threads that wrote partials: arrive_last's barrier orders
+    // their stores before thread 0's acq_rel ticket, whose release carries
+    // them to the last block (cumulativity, as in cooperative groups' grid sync).
     if (splits > 1 && counters != nullptr && arrive_last(counters + band, splits)) {
-      sum_band_partials(partials + band * splits * band_width, splits, band_width,
-                        problem.inner_outputs - band_column,
-                        problem.result + outer * problem.inner_outputs + band_column, lane_sums);
+      sum_band_partials<kColumns>(
+          partials + band * splits * band_width, splits, shape, problem.inner_outputs - band_column,
+          problem.result + outer * problem.inner_outputs + band_column, lane_sums);
       if (threadIdx.x == 0) counters[band] = 0;  // ready for the next launch that owns it
     }
     __syncthreads();  // lane_sums is reused by the next band
@@ -166,16 +242,17 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 
 // The second launch of a split column sum whose first had no counters: one
 // block per band.
-template <typename AccT, typename OutT>
+template <int kColumns, typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
-    column_partials_kernel(const AccT* partials, int64_t splits, int band_width,
-                           int64_t bands_per_outer, int64_t inner_outputs, OutT* result) {
-  __shared__ AccT scratch[1][kBlock];
+    column_partials_kernel(const AccT* partials, int64_t splits, BandShape shape,
+                           int64_t inner_outputs, OutT* result) {
+  __shared__ AccT scratch[kColumns][kBlock];
   const int64_t band = blockIdx.x;
-  const int64_t band_column = (band % bands_per_outer) * band_width;
-  sum_band_partials(partials + band * splits * band_width, splits, band_width,
-                    inner_outputs - band_column,
-                    result + (band / bands_per_outer) * inner_outputs + band_column, scratch);
+  const int band_width = (1 << shape.column_lanes_log2) * kColumns;
+  const int64_t band_column = (band % shape.bands_per_outer) * band_width;
+  sum_band_partials<kColumns>(
+      partials + band * splits * band_width, splits, shape, inner_outputs - band_column,
+      result + (band / shape.bands_per_outer) * inner_outputs + band_column, scratch);
 }
 
 template <typename InT, typename OutT, int kColumns>
@@ -202,8 +279,8 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   kernel<<<grid, kBlock, 0, context.stream>>>(problem, shape, partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
-    column_partials_kernel<AccT, OutT><<<bands, kBlock, 0, context.stream>>>(
-        partials, splits, band_width, shape.bands_per_outer, problem.inner_outputs, problem.result);
+    column_partials_kernel<kColumns, AccT, OutT><<<bands, kBlock, 0, context.stream>>>(
+        partials, splits, shape, problem.inner_outputs, problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   }
 }

@@ -77,6 +77,16 @@ __device__ __forceinline__ AccT lane_items_sum(const RowProblem<InT, OutT>& prob
                                                const InT* base, int64_t first, int64_t end,
                                                int64_t step, int64_t chunks_per_row, int lane) {
   AccT sum = AccT(0);
+  // One row per output (sums over the innermost dims of a contiguous tensor):
+  // the item is the chunk, with no 64-bit division per chunk to find its row.
+  if (problem.rows.ndim == 0) {
+    for (int64_t item = first; item < end; item += step) {
+      const int64_t begin = item * kChunk<InT>;
+      sum += lane_chunk_sum<AccT>(base, begin, std::min(problem.row_length, begin + kChunk<InT>),
+                                  problem.inner_stride, lane);
+    }
+    return sum;
+  }
   for (int64_t item = first; item < end; item += step) {
     const int64_t row = item / chunks_per_row;
     const int64_t begin = (item % chunks_per_row) * kChunk<InT>;
