@@ -147,6 +147,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "2000x66 float32, 1 element in": on_gpu_ending_at_allocation_end(
             2000 * 66, torch.float32, 1
         ).view(2000, 66),
+        # A few long rows over dim -1: a contiguous sum a row, split over blocks.
+        "3x70001 float32, 1 element in": on_gpu_ending_at_allocation_end(
+            3 * 70001, torch.float32, 1
+        ).view(3, 70001),
     }
     for name, x in tensors.items():
         dim_lists = (
@@ -163,6 +167,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         result = SUM_V7.dim_IntList(x, [0])
         stream.synchronize()
         check(result, x, "sum_v7 dims=[0] on an external stream", dim=[0])
+        x = tensors["3x70001 float32, 1 element in"]
+        result = SUM_V7.dim_IntList(x, [1])
+        stream.synchronize()
+        check(result, x, "sum_v7 dims=[1] of a few rows on an external stream", dim=[1])
 
 
 def run_graph_part() -> None:

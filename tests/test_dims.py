@@ -387,17 +387,33 @@ COLUMN_CASES = [
     ("20000x8 bfloat16", (20000, 8), torch.bfloat16, [0], lambda x: x),
 ]
 
+# A few long contiguous rows, summed by the contiguous class a row at a time
+# (sum_v7.cpp's kMaxContiguousRows = 64): each launch shape (one block, the
+# mid shape, the one-wave shape split over the rows), rows that start
+# misaligned, and one row more than the limit (the row class).
+FEW_ROWS_CASES = [
+    ("3x1000000 float32", (3, 10**6), torch.float32, [1], lambda x: x),
+    ("3x1000000 float32, misaligned rows", (3, 10**6), torch.float32, [1], lambda x: x[:, 1:]),
+    ("5x1000 bfloat16, one block a row", (5, 1000), torch.bfloat16, [1], lambda x: x),
+    ("2x2**23 bfloat16, one wave", (2, 2**23), torch.bfloat16, [1], lambda x: x),
+    ("64x70001 float32", (64, 70001), torch.float32, [1], lambda x: x),
+    ("65x70001 float32, the row class", (65, 70001), torch.float32, [1], lambda x: x),
+    ("4x3x50000 int32", (4, 3, 50000), torch.int32, [2], lambda x: x),
+    ("7x99999 float64", (7, 99999), torch.float64, [1], lambda x: x),
+]
+
 
 @requires_cuda
 @pytest.mark.parametrize(
     ("shape", "dtype", "dim", "view"),
-    [case[1:] for case in COLUMN_CASES],
-    ids=[case[0] for case in COLUMN_CASES],
+    [case[1:] for case in COLUMN_CASES + FEW_ROWS_CASES],
+    ids=[case[0] for case in COLUMN_CASES + FEW_ROWS_CASES],
 )
-def test_column_sum_finish_paths_agree(shape, dtype, dim, view, seed):
-    """Each way a split column sum finishes gives torch.sum's result, bit for bit the
-    same: the last block of each band (PyTorch's streams), a second launch (external
-    streams), and graph-owned counters (capture)."""
+def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
+    """Each way a split column sum, or a sum of a few long rows, finishes gives
+    torch.sum's result, bit for bit the same: the last block of each band or row
+    (PyTorch's streams), a second launch (external streams), and graph-owned
+    counters (capture)."""
     from raw_streams import external_stream
 
     x = view(random_shaped(shape, dtype, "cuda"))

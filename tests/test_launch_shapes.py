@@ -81,3 +81,15 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
     x = torch.randn(2**14 + 4, device="cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert len(kernels) == 1 and kernels[0][1][0] > 1, kernels
+
+
+@requires_cuda
+@pytest.mark.parametrize(("rows", "kernel"), [(3, "contiguous_sum_kernel"), (65, "row_sum")])
+def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, kernel, tmp_path):
+    """Up to 64 long rows: one contiguous-class launch whose grid has a row per y;
+    one row more: the row class."""
+    x = torch.randn(rows, 70001, device="cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "trace.json")
+    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
+    if rows <= 64:
+        assert kernels[0][1][1] == rows, kernels

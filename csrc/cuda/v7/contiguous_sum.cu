@@ -1,8 +1,10 @@
 // sum_v7 over contiguous memory (and any dense layout, whose storage span is
 // contiguous): many elements per thread, warp-shuffle block sums (seed 003,
 // "Reduce_v7_shuffle"), 16-byte loads with a scalar head and tail for
-// misaligned pointers, and one launch. Three launch shapes by size, from the
-// graph-mode sweep in benchmarks/NOTES.md:
+// misaligned pointers, and one launch. A few long rows (sums over the last
+// dim of a small batch) are that many such sums side by side: blockIdx.y
+// picks the row, and each row finishes on its own counter. Three launch
+// shapes by size, from the graph-mode sweep in benchmarks/NOTES.md:
 //  - one block, of as few warps as cover the input in one or two rounds of
 //    loads, with 32-bit indices: no second stage at all;
 //  - mid sizes: just enough 512-thread blocks that each thread has one
@@ -110,10 +112,12 @@ __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count,
   return sum;
 }
 
+// Block r sums row r.
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kOneBlockThreads)
-    one_block_sum_kernel(const InT* input, int numel, OutT* result) {
+    one_block_sum_kernel(const InT* rows, int numel, int64_t row_stride, OutT* results) {
   using AccT = acc_t<InT>;
+  const InT* input = rows + blockIdx.x * row_stride;
   constexpr int kVec = kElementsPerVector<InT>;
   const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
   const int head = misalignment == 0 ? 0 : min(numel, kVec - misalignment);
@@ -134,7 +138,7 @@ __global__ void __launch_bounds__(kOneBlockThreads)
   }
   sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
   sum = sum_over_warps<kOneBlockThreads / kWarpSize>(sum, threads / kWarpSize);
-  if (thread == 0) *result = static_cast<OutT>(sum);
+  if (thread == 0) results[blockIdx.x] = static_cast<OutT>(sum);
 }
 
 // Whole warps, as few as give each thread one round of loads, up to kOneBlockThreads.
@@ -149,23 +153,27 @@ __global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock
                           uint64_t* mailboxes, unsigned int* counter) {
   using AccT = acc_t<InT>;
   constexpr int kBlock = Shape::kBlock;
+  const int64_t row = blockIdx.y;
+  OutT* result = problem.result + row;
   const AccT block_total = block_sum<kBlock>(thread_sum<AccT, Shape::kUnroll, Shape::kL2Fill>(
-      problem.input, problem.numel, int64_t(blockIdx.x) * kBlock + threadIdx.x,
-      int64_t(gridDim.x) * kBlock));
-  if (gridDim.x == 1) {  // a wave of one block (a one-multiprocessor GPU): no partials
-    if (threadIdx.x == 0) *problem.result = static_cast<OutT>(block_total);
+      problem.input + row * problem.row_stride, problem.numel,
+      int64_t(blockIdx.x) * kBlock + threadIdx.x, int64_t(gridDim.x) * kBlock));
+  if (gridDim.x == 1) {  // one block a row (a one-multiprocessor GPU): no partials
+    if (threadIdx.x == 0) *result = static_cast<OutT>(block_total);
     return;
   }
   if constexpr (kFitsMailbox<AccT>) {
     if (mailboxes != nullptr) {
-      return finish_through_mailboxes<kBlock>(block_total, mailboxes, problem.result, counter);
+      return finish_through_mailboxes<kBlock>(block_total, mailboxes + row * gridDim.x, result,
+                                              counter + row);
     }
   }
   // Thread 0 writes the partial and takes the ticket: its acq_rel ticket
   // publishes the partial.
-  if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
-  finish_in_last_block<kBlock>(static_cast<const AccT*>(partials), 1, gridDim.x, problem.result,
-                               counter);
+  AccT* row_partials = partials + row * gridDim.x;
+  if (threadIdx.x == 0) row_partials[blockIdx.x] = block_total;
+  finish_in_last_block<kBlock>(static_cast<const AccT*>(row_partials), 1, gridDim.x, result,
+                               counter == nullptr ? nullptr : counter + row, gridDim.x);
 }
 
 // Blocks of `Shape` resident at once on the whole device.
@@ -175,14 +183,19 @@ int64_t wave_of(const LaunchContext& context) {
                                                            context.sm_count);
 }
 
+// `blocks` blocks a row; the launchers keep blocks * rows within the held
+// partials, so the second launch finds them where the first left them.
 template <typename Shape, typename InT, typename OutT>
-void launch_shape(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+void launch_shape(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>> finish,
                   const LaunchContext& context, int64_t blocks) {
-  contiguous_sum_kernel<Shape><<<blocks, Shape::kBlock, 0, context.stream>>>(
-      problem, finish.partials, finish.mailboxes_for(blocks), finish.counter);
+  // A counter a row: more rows than counters finish in a second launch.
+  if (problem.rows > finish.counter_count) finish.counter = nullptr;
+  const dim3 grid(blocks, problem.rows);
+  contiguous_sum_kernel<Shape><<<grid, Shape::kBlock, 0, context.stream>>>(
+      problem, finish.partials, finish.mailboxes_for(blocks * problem.rows), finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   finish_in_second_launch_if_needed<Shape::kBlock>(finish, 1, blocks, problem.result,
-                                                   context.stream);
+                                                   context.stream, problem.rows);
 }
 
 }  // namespace
@@ -192,18 +205,19 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
                            const Finish<acc_t<InT>>& finish, const LaunchContext& context) {
   const int64_t vectors = ceil_div(problem.numel, kElementsPerVector<InT>);
   if (vectors <= kOneBlockMaxVectors) {
-    one_block_sum_kernel<<<1, one_block_threads(vectors), 0, context.stream>>>(
-        problem.input, int(problem.numel), problem.result);
+    one_block_sum_kernel<<<problem.rows, one_block_threads(vectors), 0, context.stream>>>(
+        problem.input, int(problem.numel), problem.row_stride, problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
   const int64_t small_rounds = ceil_div(vectors, int64_t(SmallShape::kBlock) * SmallShape::kUnroll);
-  if (small_rounds < wave_of<SmallShape, InT, OutT>(context)) {
+  if (small_rounds * problem.rows < wave_of<SmallShape, InT, OutT>(context)) {
     return launch_shape<SmallShape>(problem, finish, context, small_rounds);
   }
-  launch_shape<LargeShape>(
-      problem, finish, context,
-      std::min(wave_of<LargeShape, InT, OutT>(context), finish.partials_capacity));
+  const int64_t large_wave =
+      std::min(wave_of<LargeShape, InT, OutT>(context), finish.partials_capacity);
+  launch_shape<LargeShape>(problem, finish, context,
+                           std::max<int64_t>(1, large_wave / problem.rows));
 }
 
 #define INSTANTIATE(InT, OutT)                                                        \

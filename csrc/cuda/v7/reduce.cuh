@@ -126,32 +126,37 @@ __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outpu
   }
 }
 
-// The second launch of a split reduction whose first had no counter.
+// The second launch of a split reduction whose first had no counter: block g
+// finishes group g of `outputs` outputs, whose partials follow group g - 1's.
 template <int kBlock, typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
     sum_partials_kernel(const AccT* partials, int64_t outputs, int64_t splits, OutT* result) {
-  sum_partials<kBlock>(partials, outputs, splits, result);
+  const int64_t group = blockIdx.x;
+  sum_partials<kBlock>(partials + group * outputs * splits, outputs, splits,
+                       result + group * outputs);
 }
 
 // Host side: a split reduction launched without a counter (external
 // streams, or every graph slot in use) is finished by a second launch.
+// `groups` groups of `outputs` outputs each, as the first launch's last
+// blocks would have finished them (a group per counter).
 template <int kBlock, typename AccT, typename OutT>
 void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outputs, int64_t splits,
-                                       OutT* result, cudaStream_t stream) {
+                                       OutT* result, cudaStream_t stream, int64_t groups = 1) {
   if (splits <= 1 || finish.counter != nullptr) return;
   sum_partials_kernel<kBlock, AccT, OutT>
-      <<<1, kBlock, 0, stream>>>(finish.partials, outputs, splits, result);
+      <<<groups, kBlock, 0, stream>>>(finish.partials, outputs, splits, result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-// Finishes a split reduction whose blocks have written their partials (and
-// fenced them): in the last block to arrive when there is a counter, else
-// the caller launches sum_partials_kernel.
+// Finishes a split reduction whose `arrivals` blocks have written their
+// partials (and fenced them): in the last block to arrive when there is a
+// counter, else the caller launches sum_partials_kernel.
 template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64_t outputs,
                                                      int64_t splits, OutT* result,
-                                                     unsigned int* counter) {
-  if (counter == nullptr || !arrive_last(counter, gridDim.x * gridDim.y * gridDim.z)) return;
+                                                     unsigned int* counter, unsigned int arrivals) {
+  if (counter == nullptr || !arrive_last(counter, arrivals)) return;
   sum_partials<kBlock>(partials, outputs, splits, result);
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch that owns it
 }

@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   }
   if (splits > 1) {
     finish_in_last_block<kBlock>(static_cast<const AccT*>(partials), outputs, splits,
-                                 problem.result, counter);
+                                 problem.result, counter, gridDim.x);
   }
 }
 
