@@ -8,7 +8,8 @@
 //  - one block, of as few warps as cover the input in one or two rounds of
 //    loads, with 32-bit indices: no second stage at all;
 //  - mid sizes: just enough 512-thread blocks that each thread has one
-//    round of loads in flight, finished by the last block to arrive;
+//    round of loads in flight, each block a chunk of its own with 32-bit
+//    indices, finished by the last block to arrive;
 //  - large sizes: one wave of 1024-thread blocks striding over everything.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
@@ -65,20 +66,11 @@ __device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int6
   return sum;
 }
 
-// A launch shape: threads per block, loads in flight per thread, and how
-// those loads fill L2.
-template <int kThreads, int kLoadsInFlight, L2Fill kFill>
-struct LaunchShape {
-  static constexpr int kBlock = kThreads;
-  static constexpr int kUnroll = kLoadsInFlight;
-  static constexpr L2Fill kL2Fill = kFill;
-};
-// The mid sizes' blocks: 512 threads, 4 loads in flight each, 256-byte L2
-// lines.
-using SmallShape = LaunchShape<512, 4, L2Fill::k256ByteLines>;
-// Large sizes: 1024 threads, 2 loads each (within 32 registers, no spills);
-// every multiprocessor streams, so L2's default fill (see L2Fill).
-using LargeShape = LaunchShape<1024, 2, L2Fill::kDefault>;
+// The grid-stride shape of large sizes: 1024 threads, 2 loads in flight each
+// (within 32 registers, no spills); every multiprocessor streams, so L2's
+// default fill (see L2Fill).
+constexpr int kLargeThreads = 1024;
+constexpr int kLargeLoadsInFlight = 2;
 
 // The one-block shape: up to kOneBlockThreads threads with kLoadsPerRound
 // loads in flight each, for one or two rounds. The general kernel's 64-bit
@@ -96,13 +88,13 @@ constexpr int64_t kOneBlockMaxVectors =
 // those past `count` from the last one, so that the loads are one straight
 // run: predicated loads let nvcc 13 start summing the first before issuing the
 // last (two memory latencies instead of one, at fp32).
-template <typename AccT, typename InT>
+template <typename AccT, L2Fill kFill = L2Fill::kDefault, typename InT>
 __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count, int thread,
                                           int stride) {
   Vector<InT> batch[kLoadsPerRound];
 #pragma unroll
   for (int u = 0; u < kLoadsPerRound; ++u) {
-    batch[u] = load_streaming<L2Fill::kDefault>(vectors + min(thread + u * stride, count - 1));
+    batch[u] = load_streaming<kFill>(vectors + min(thread + u * stride, count - 1));
   }
   AccT sum = AccT(0);
 #pragma unroll
@@ -147,17 +139,12 @@ int one_block_threads(int64_t vectors) {
   return int(std::clamp<int64_t>(warps * kWarpSize, kWarpSize, kOneBlockThreads));
 }
 
-template <typename Shape, typename InT, typename OutT>
-__global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock>())
-    contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                          uint64_t* mailboxes, unsigned int* counter) {
-  using AccT = acc_t<InT>;
-  constexpr int kBlock = Shape::kBlock;
-  const int64_t row = blockIdx.y;
-  OutT* result = problem.result + row;
-  const AccT block_total = block_sum<kBlock>(thread_sum<AccT, Shape::kUnroll, Shape::kL2Fill>(
-      problem.input + row * problem.row_stride, problem.numel,
-      int64_t(blockIdx.x) * kBlock + threadIdx.x, int64_t(gridDim.x) * kBlock));
+// Hands this block's total of row `row` on, so that the row's last block
+// writes result[0]: through the row's mailboxes, else its partials and
+// ticket, else (no counter) its partials alone, for a second launch.
+template <int kBlock, typename AccT, typename OutT>
+__device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uint64_t* mailboxes,
+                                           unsigned int* counter, OutT* result, int64_t row) {
   if (gridDim.x == 1) {  // one block a row (a one-multiprocessor GPU): no partials
     if (threadIdx.x == 0) *result = static_cast<OutT>(block_total);
     return;
@@ -176,26 +163,75 @@ __global__ void __launch_bounds__(Shape::kBlock, min_blocks_per_sm<Shape::kBlock
                                counter == nullptr ? nullptr : counter + row, gridDim.x);
 }
 
-// Blocks of `Shape` resident at once on the whole device.
-template <typename Shape, typename InT, typename OutT>
-int64_t wave_of(const LaunchContext& context) {
-  return one_wave<contiguous_sum_kernel<Shape, InT, OutT>>(Shape::kBlock, context.device,
-                                                           context.sm_count);
+// The mid sizes: block b of a row sums its vectors [b, b + 1) *
+// kMidVectorsPerBlock in one round of the one-block kernel's straight loads,
+// with 32-bit indices (a row of this shape has fewer than a wave's worth of
+// chunks); block 0 adds the scalar head and tail. The grid-stride kernel
+// spent ~100 instructions (64-bit edges, a division for its loop count)
+// before its first load.
+constexpr int kMidThreads = 512;
+constexpr int kMidVectorsPerBlock = kMidThreads * kLoadsPerRound;
+
+template <typename InT, typename OutT>
+__global__ void __launch_bounds__(kMidThreads, min_blocks_per_sm<kMidThreads>())
+    mid_contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
+                              uint64_t* mailboxes, unsigned int* counter) {
+  using AccT = acc_t<InT>;
+  constexpr int kVec = kElementsPerVector<InT>;
+  const int64_t row = blockIdx.y;
+  const InT* input = problem.input + row * problem.row_stride;
+  const int numel = int(problem.numel);
+  const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
+  const int head = misalignment == 0 ? 0 : min(numel, kVec - misalignment);
+  const int num_vectors = (numel - head) / kVec;
+  const int tail_begin = head + num_vectors * kVec;
+  const int thread = threadIdx.x;
+  const bool takes_edges = blockIdx.x == 0;
+
+  // Read before the vectors, added after them (as in one_block_sum_kernel).
+  const InT head_element = takes_edges && thread < head ? input[thread] : InT(0);
+  const InT tail_element =
+      takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
+  const int first = blockIdx.x * kMidVectorsPerBlock;
+  // A misaligned row has a vector fewer than the launch counted for: its
+  // last block may have none.
+  const int count = min(kMidVectorsPerBlock, num_vectors - first);
+  AccT sum = count > 0 ? round_sum<AccT, L2Fill::k256ByteLines>(
+                             reinterpret_cast<const Vector<InT>*>(input + head) + first, count,
+                             thread, kMidThreads)
+                       : AccT(0);
+  sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+  finish_row<kMidThreads>(block_sum<kMidThreads>(sum), partials, mailboxes, counter,
+                          problem.result + row, row);
 }
 
-// `blocks` blocks a row; the launchers keep blocks * rows within the held
-// partials, so the second launch finds them where the first left them.
-template <typename Shape, typename InT, typename OutT>
-void launch_shape(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>> finish,
+// The large sizes: one wave of blocks striding over the whole row.
+template <typename InT, typename OutT>
+__global__ void __launch_bounds__(kLargeThreads, min_blocks_per_sm<kLargeThreads>())
+    contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
+                          uint64_t* mailboxes, unsigned int* counter) {
+  using AccT = acc_t<InT>;
+  const int64_t row = blockIdx.y;
+  const AccT block_total =
+      block_sum<kLargeThreads>(thread_sum<AccT, kLargeLoadsInFlight, L2Fill::kDefault>(
+          problem.input + row * problem.row_stride, problem.numel,
+          int64_t(blockIdx.x) * kLargeThreads + threadIdx.x, int64_t(gridDim.x) * kLargeThreads));
+  finish_row<kLargeThreads>(block_total, partials, mailboxes, counter, problem.result + row, row);
+}
+
+// `blocks` blocks a row of `kKernel`; the launcher keeps blocks * rows within
+// the held partials, so a second launch finds them where the first left them.
+template <auto kKernel, int kBlock, typename InT, typename OutT>
+void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>> finish,
                   const LaunchContext& context, int64_t blocks) {
   // A counter a row: more rows than counters finish in a second launch.
   if (problem.rows > finish.counter_count) finish.counter = nullptr;
   const dim3 grid(blocks, problem.rows);
-  contiguous_sum_kernel<Shape><<<grid, Shape::kBlock, 0, context.stream>>>(
+  kKernel<<<grid, kBlock, 0, context.stream>>>(
       problem, finish.partials, finish.mailboxes_for(blocks * problem.rows), finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  finish_in_second_launch_if_needed<Shape::kBlock>(finish, 1, blocks, problem.result,
-                                                   context.stream, problem.rows);
+  finish_in_second_launch_if_needed<kBlock>(finish, 1, blocks, problem.result, context.stream,
+                                            problem.rows);
 }
 
 }  // namespace
@@ -210,14 +246,16 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
-  const int64_t small_rounds = ceil_div(vectors, int64_t(SmallShape::kBlock) * SmallShape::kUnroll);
-  if (small_rounds * problem.rows < wave_of<SmallShape, InT, OutT>(context)) {
-    return launch_shape<SmallShape>(problem, finish, context, small_rounds);
+  constexpr auto mid = mid_contiguous_sum_kernel<InT, OutT>;
+  const int64_t mid_blocks = ceil_div(vectors, int64_t(kMidVectorsPerBlock));
+  if (mid_blocks * problem.rows < one_wave<mid>(kMidThreads, context.device, context.sm_count)) {
+    return launch_split<mid, kMidThreads>(problem, finish, context, mid_blocks);
   }
-  const int64_t large_wave =
-      std::min(wave_of<LargeShape, InT, OutT>(context), finish.partials_capacity);
-  launch_shape<LargeShape>(problem, finish, context,
-                           std::max<int64_t>(1, large_wave / problem.rows));
+  constexpr auto large = contiguous_sum_kernel<InT, OutT>;
+  const int64_t large_wave = std::min(
+      one_wave<large>(kLargeThreads, context.device, context.sm_count), finish.partials_capacity);
+  launch_split<large, kLargeThreads>(problem, finish, context,
+                                     std::max<int64_t>(1, large_wave / problem.rows));
 }
 
 #define INSTANTIATE(InT, OutT)                                                        \
