@@ -3,14 +3,14 @@
 // "Reduce_v7_shuffle"), 16-byte loads with a scalar head and tail for
 // misaligned pointers, and one launch. A few long rows (sums over the last
 // dim of a small batch) are that many such sums side by side: blockIdx.y
-// picks the row, and each row finishes on its own counter. Three launch
-// shapes by size, from the graph-mode sweep in benchmarks/NOTES.md:
-//  - one block, of as few warps as cover the input in one or two rounds of
-//    loads, with 32-bit indices: no second stage at all;
-//  - mid sizes: just enough 512-thread blocks that each thread has one
-//    round of loads in flight, each block a chunk of its own with 32-bit
-//    indices, finished by the last block to arrive;
-//  - large sizes: one wave of 1024-thread blocks striding over everything.
+// picks the row, and each row finishes on its own counter. Every thread loads
+// in rounds of 4 vectors issued together (round_sum). Launch shapes by size,
+// from the graph-mode sweeps in benchmarks/NOTES.md:
+//  - one block, of as few warps as cover the input in one or two rounds,
+//    with 32-bit indices: no second stage at all;
+//  - mid sizes: a 512-thread block per chunk of 2048 vectors (one round a
+//    thread), finished by the last block to arrive;
+//  - large sizes: one wave of the same blocks, taking chunks in turn.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -22,55 +22,6 @@
 
 namespace torch_reduce::cuda::v7 {
 namespace {
-
-// This thread's share of input[0, numel): one of `num_threads` threads
-// striding over whole vectors with kUnroll loads in flight, plus at most one
-// head and one tail element.
-template <typename AccT, int kUnroll, L2Fill kFill, typename InT>
-__device__ __forceinline__ AccT thread_sum(const InT* input, int64_t numel, int64_t thread_index,
-                                           int64_t num_threads) {
-  constexpr int kVec = kElementsPerVector<InT>;
-  const auto misalignment = reinterpret_cast<uintptr_t>(input) % kVectorBytes;
-  const int64_t head =
-      misalignment == 0 ? 0 : std::min<int64_t>(numel, (kVectorBytes - misalignment) / sizeof(InT));
-  const int64_t num_vectors = (numel - head) / kVec;
-  const int64_t tail_begin = head + num_vectors * kVec;
-
-  AccT sum = AccT(0);
-  if (thread_index < head) sum += static_cast<AccT>(input[thread_index]);
-  if (thread_index < numel - tail_begin) sum += static_cast<AccT>(input[tail_begin + thread_index]);
-
-  const Vector<InT>* next = reinterpret_cast<const Vector<InT>*>(input + head) + thread_index;
-  // Fits 32 bits: a tensor has fewer than 2^31 * num_threads vectors. A
-  // pointer walk and a count-down keep the 1024-thread shape in 32 registers.
-  int remaining =
-      thread_index < num_vectors ? int(ceil_div(num_vectors - thread_index, num_threads)) : 0;
-  for (; remaining >= kUnroll; remaining -= kUnroll, next += kUnroll * num_threads) {
-    Vector<InT> batch[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) batch[u] = load_streaming<kFill>(next + u * num_threads);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) sum += vector_sum<AccT>(batch[u]);
-  }
-  // The last, partial round has its loads in flight together too: one load
-  // at a time waits a memory latency per load.
-  Vector<InT> batch[kUnroll];
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    if (u < remaining) batch[u] = load_streaming<kFill>(next + u * num_threads);
-  }
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    if (u < remaining) sum += vector_sum<AccT>(batch[u]);
-  }
-  return sum;
-}
-
-// The grid-stride shape of large sizes: 1024 threads, 2 loads in flight each
-// (within 32 registers, no spills); every multiprocessor streams, so L2's
-// default fill (see L2Fill).
-constexpr int kLargeThreads = 1024;
-constexpr int kLargeLoadsInFlight = 2;
 
 // The one-block shape: up to kOneBlockThreads threads with kLoadsPerRound
 // loads in flight each, for one or two rounds. The general kernel's 64-bit
@@ -163,28 +114,30 @@ __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uin
                                counter == nullptr ? nullptr : counter + row, gridDim.x);
 }
 
-// The mid sizes: block b of a row sums its vectors [b, b + 1) *
-// kMidVectorsPerBlock in one round of the one-block kernel's straight loads,
-// with 32-bit indices (a row of this shape has fewer than a wave's worth of
-// chunks); block 0 adds the scalar head and tail. The grid-stride kernel
-// spent ~100 instructions (64-bit edges, a division for its loop count)
-// before its first load.
-constexpr int kMidThreads = 512;
-constexpr int kMidVectorsPerBlock = kMidThreads * kLoadsPerRound;
+// Split sums: blocks of kChunkThreads threads, each round of a block a chunk
+// of kChunkVectors vectors in the one-block kernel's straight round of loads.
+// Block b takes chunks b, b + gridDim.x, ...: a window that moves over the row,
+// as a grid-stride loop's does. Mid sizes launch a block per chunk (one round
+// each) and ask L2 for 256-byte lines; large sizes one wave of blocks, with
+// L2's default fill (see L2Fill). Block 0 adds the scalar head and tail. The
+// grid-stride kernel this replaces spent ~100 instructions (64-bit edges, a
+// division for its loop count) before its first load.
+constexpr int kChunkThreads = 512;
+constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
 
-template <typename InT, typename OutT>
-__global__ void __launch_bounds__(kMidThreads, min_blocks_per_sm<kMidThreads>())
-    mid_contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                              uint64_t* mailboxes, unsigned int* counter) {
+template <L2Fill kFill, typename InT, typename OutT>
+__global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
+    contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
+                          uint64_t* mailboxes, unsigned int* counter) {
   using AccT = acc_t<InT>;
   constexpr int kVec = kElementsPerVector<InT>;
   const int64_t row = blockIdx.y;
   const InT* input = problem.input + row * problem.row_stride;
-  const int numel = int(problem.numel);
+  const int64_t numel = problem.numel;
   const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
-  const int head = misalignment == 0 ? 0 : min(numel, kVec - misalignment);
-  const int num_vectors = (numel - head) / kVec;
-  const int tail_begin = head + num_vectors * kVec;
+  const int head = misalignment == 0 ? 0 : int(std::min<int64_t>(numel, kVec - misalignment));
+  const int64_t num_vectors = (numel - head) / kVec;
+  const int64_t tail_begin = head + num_vectors * kVec;
   const int thread = threadIdx.x;
   const bool takes_edges = blockIdx.x == 0;
 
@@ -192,31 +145,18 @@ __global__ void __launch_bounds__(kMidThreads, min_blocks_per_sm<kMidThreads>())
   const InT head_element = takes_edges && thread < head ? input[thread] : InT(0);
   const InT tail_element =
       takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
-  const int first = blockIdx.x * kMidVectorsPerBlock;
+  const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
+  AccT sum = AccT(0);
   // A misaligned row has a vector fewer than the launch counted for: its
-  // last block may have none.
-  const int count = min(kMidVectorsPerBlock, num_vectors - first);
-  AccT sum = count > 0 ? round_sum<AccT, L2Fill::k256ByteLines>(
-                             reinterpret_cast<const Vector<InT>*>(input + head) + first, count,
-                             thread, kMidThreads)
-                       : AccT(0);
+  // last block may have no chunk.
+  for (int64_t first = int64_t(blockIdx.x) * kChunkVectors; first < num_vectors;
+       first += int64_t(gridDim.x) * kChunkVectors) {
+    const int count = int(std::min<int64_t>(kChunkVectors, num_vectors - first));
+    sum += round_sum<AccT, kFill>(vectors + first, count, thread, kChunkThreads);
+  }
   sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
-  finish_row<kMidThreads>(block_sum<kMidThreads>(sum), partials, mailboxes, counter,
-                          problem.result + row, row);
-}
-
-// The large sizes: one wave of blocks striding over the whole row.
-template <typename InT, typename OutT>
-__global__ void __launch_bounds__(kLargeThreads, min_blocks_per_sm<kLargeThreads>())
-    contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                          uint64_t* mailboxes, unsigned int* counter) {
-  using AccT = acc_t<InT>;
-  const int64_t row = blockIdx.y;
-  const AccT block_total =
-      block_sum<kLargeThreads>(thread_sum<AccT, kLargeLoadsInFlight, L2Fill::kDefault>(
-          problem.input + row * problem.row_stride, problem.numel,
-          int64_t(blockIdx.x) * kLargeThreads + threadIdx.x, int64_t(gridDim.x) * kLargeThreads));
-  finish_row<kLargeThreads>(block_total, partials, mailboxes, counter, problem.result + row, row);
+  finish_row<kChunkThreads>(block_sum<kChunkThreads>(sum), partials, mailboxes, counter,
+                            problem.result + row, row);
 }
 
 // `blocks` blocks a row of `kKernel`; the launcher keeps blocks * rows within
@@ -246,15 +186,15 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
-  constexpr auto mid = mid_contiguous_sum_kernel<InT, OutT>;
-  const int64_t mid_blocks = ceil_div(vectors, int64_t(kMidVectorsPerBlock));
-  if (mid_blocks * problem.rows < one_wave<mid>(kMidThreads, context.device, context.sm_count)) {
-    return launch_split<mid, kMidThreads>(problem, finish, context, mid_blocks);
+  const int64_t chunks = ceil_div(vectors, int64_t(kChunkVectors));
+  constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, InT, OutT>;
+  if (chunks * problem.rows < one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
+    return launch_split<mid, kChunkThreads>(problem, finish, context, chunks);
   }
-  constexpr auto large = contiguous_sum_kernel<InT, OutT>;
+  constexpr auto large = contiguous_sum_kernel<L2Fill::kDefault, InT, OutT>;
   const int64_t large_wave = std::min(
-      one_wave<large>(kLargeThreads, context.device, context.sm_count), finish.partials_capacity);
-  launch_split<large, kLargeThreads>(problem, finish, context,
+      one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);
+  launch_split<large, kChunkThreads>(problem, finish, context,
                                      std::max<int64_t>(1, large_wave / problem.rows));
 }
 
