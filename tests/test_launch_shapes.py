@@ -6,10 +6,12 @@ import pytest
 import torch
 from conftest import assert_close_to_reference, random_tensor, requires_cuda
 
-# The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): the block
-# grows by a warp per 128 vectors, a second round of loads starts past 2,048 and
-# the split shapes past 4,096.
-ONE_BLOCK_VECTOR_EDGES = [1, 127, 128, 129, 2047, 2048, 2049, 4095, 4096, 4097]
+# The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): one load a
+# thread up to 512 vectors (a warp per 32), two up to 1,024 (a warp per 64), then
+# four (a warp per 128), a second round of four past 2,048, and the split
+# shapes past 4,096.
+ONE_BLOCK_VECTOR_EDGES = [1, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025]
+ONE_BLOCK_VECTOR_EDGES += [2047, 2048, 2049, 4095, 4096, 4097]
 
 
 def launched_kernels(call, trace_path):
@@ -67,10 +69,11 @@ def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
 @requires_cuda
 @pytest.mark.parametrize(
     ("numel", "block"),
-    [(4, 32), (2**10, 64), (2**12, 256), (2**13, 512), (2**14, 512)],
+    [(4, 32), (2**10, 256), (2**11, 512), (2**12, 512), (2**13, 512), (2**14, 512)],
 )
 def test_small_sums_launch_one_block_of_just_enough_warps(numel, block, tmp_path):
-    """fp32, 4 vectors a thread per round: 2^10 elements are 256 vectors, 2 warps."""
+    """fp32: 2^10 and 2^11 elements are 256 and 512 vectors, one a thread; 2^12 two a
+    thread; 2^13 four a thread, and 2^14 two rounds of four."""
     x = torch.randn(numel, device="cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert [(grid, block_) for _, grid, block_ in kernels] == [([1, 1, 1], [block, 1, 1])], kernels

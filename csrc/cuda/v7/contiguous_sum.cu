@@ -23,8 +23,8 @@
 namespace torch_reduce::cuda::v7 {
 namespace {
 
-// The one-block shape: up to kOneBlockThreads threads with kLoadsPerRound
-// loads in flight each, for one or two rounds. The general kernel's 64-bit
+// The one-block shape: up to kOneBlockThreads threads with 1, 2 or
+// kLoadsPerRound loads in flight each, for one or two rounds. The general kernel's 64-bit
 // index arithmetic, count-down loop and finish made it run 2.5x the
 // instructions of Inductor's one-block kernel, and 0.6 us longer
 // (benchmarks/NOTES.md); one block never sees 2^31 elements.
@@ -34,29 +34,33 @@ constexpr int kOneBlockRounds = 2;
 constexpr int64_t kOneBlockMaxVectors =
     int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
 
-// One round: the sum of vectors[thread + u * stride] for u < kLoadsPerRound,
+// One round: the sum of vectors[thread + u * stride] for u < kLoads,
 // those below `count` (at least 1). Every thread loads all of its vectors,
 // those past `count` from the last one, so that the loads are one straight
 // run: predicated loads let nvcc 13 start summing the first before issuing the
 // last (two memory latencies instead of one, at fp32).
-template <typename AccT, L2Fill kFill = L2Fill::kDefault, typename InT>
+template <typename AccT, L2Fill kFill = L2Fill::kDefault, int kLoads = kLoadsPerRound, typename InT>
 __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count, int thread,
                                           int stride) {
-  Vector<InT> batch[kLoadsPerRound];
+  Vector<InT> batch[kLoads];
 #pragma unroll
-  for (int u = 0; u < kLoadsPerRound; ++u) {
+  for (int u = 0; u < kLoads; ++u) {
     batch[u] = load_streaming<kFill>(vectors + min(thread + u * stride, count - 1));
   }
   AccT sum = AccT(0);
 #pragma unroll
-  for (int u = 0; u < kLoadsPerRound; ++u) {
+  for (int u = 0; u < kLoads; ++u) {
     if (thread + u * stride < count) sum += vector_sum<AccT>(batch[u]);
   }
   return sum;
 }
 
-// Block r sums row r.
-template <typename InT, typename OutT>
+// Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
+// smallest sizes (one round), kLoadsPerRound up to two rounds. One vector a
+// thread over more threads is what Inductor launches at 2^10 fp32 (256
+// threads), where 64 threads of 4 loads each were 0.2-0.3 us slower
+// (benchmarks/NOTES.md).
+template <int kLoads, typename InT, typename OutT>
 __global__ void __launch_bounds__(kOneBlockThreads)
     one_block_sum_kernel(const InT* rows, int numel, int64_t row_stride, OutT* results) {
   using AccT = acc_t<InT>;
@@ -74,20 +78,33 @@ __global__ void __launch_bounds__(kOneBlockThreads)
   const InT head_element = thread < head ? input[thread] : InT(0);
   const InT tail_element = thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
-  AccT sum = num_vectors > 0 ? round_sum<AccT>(vectors, num_vectors, thread, threads) : AccT(0);
-  const int second_round = kLoadsPerRound * threads;
+  AccT sum = num_vectors > 0
+                 ? round_sum<AccT, L2Fill::kDefault, kLoads>(vectors, num_vectors, thread, threads)
+                 : AccT(0);
+  const int second_round = kLoads * threads;
   if (num_vectors > second_round) {
-    sum += round_sum<AccT>(vectors + second_round, num_vectors - second_round, thread, threads);
+    sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + second_round,
+                                                     num_vectors - second_round, thread, threads);
   }
   sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
   sum = sum_over_warps<kOneBlockThreads / kWarpSize>(sum, threads / kWarpSize);
   if (thread == 0) results[blockIdx.x] = static_cast<OutT>(sum);
 }
 
-// Whole warps, as few as give each thread one round of loads, up to kOneBlockThreads.
-int one_block_threads(int64_t vectors) {
-  const int64_t warps = ceil_div(ceil_div(vectors, int64_t(kLoadsPerRound)), int64_t(kWarpSize));
+// Whole warps, as few as give each thread one round of kLoads loads, up to
+// kOneBlockThreads.
+int one_block_threads(int64_t vectors, int loads) {
+  const int64_t warps = ceil_div(ceil_div(vectors, int64_t(loads)), int64_t(kWarpSize));
   return int(std::clamp<int64_t>(warps * kWarpSize, kWarpSize, kOneBlockThreads));
+}
+
+template <int kLoads, typename InT, typename OutT>
+void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
+                      const LaunchContext& context) {
+  one_block_sum_kernel<kLoads>
+      <<<problem.rows, one_block_threads(vectors, kLoads), 0, context.stream>>>(
+          problem.input, int(problem.numel), problem.row_stride, problem.result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 // Hands this block's total of row `row` on, so that the row's last block
@@ -180,11 +197,10 @@ template <typename InT, typename OutT>
 void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
                            const Finish<acc_t<InT>>& finish, const LaunchContext& context) {
   const int64_t vectors = ceil_div(problem.numel, kElementsPerVector<InT>);
+  if (vectors <= kOneBlockThreads) return launch_one_block<1>(problem, vectors, context);
+  if (vectors <= 2 * kOneBlockThreads) return launch_one_block<2>(problem, vectors, context);
   if (vectors <= kOneBlockMaxVectors) {
-    one_block_sum_kernel<<<problem.rows, one_block_threads(vectors), 0, context.stream>>>(
-        problem.input, int(problem.numel), problem.row_stride, problem.result);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
-    return;
+    return launch_one_block<kLoadsPerRound>(problem, vectors, context);
   }
   const int64_t chunks = ceil_div(vectors, int64_t(kChunkVectors));
   constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, InT, OutT>;
