@@ -98,8 +98,9 @@ __device__ __forceinline__ AlignedVector<AccT, kColumns> load_partials(const Acc
   return vector;
 }
 
-// Partial vectors a finishing thread has in flight: up to 64 bytes, as the
-// main pass's loads, and within its register budget.
+// Partial vectors a finishing thread has in flight: up to 32 bytes, within
+// the kernel's 64 registers (64 bytes, as the main pass's loads, spilled the
+// 16-bit kernels).
 template <int kColumns, typename AccT>
 constexpr int kPartialLoadsInFlight = std::clamp(32 / int(kColumns * sizeof(AccT)), 1, kUnroll);
 

@@ -24,15 +24,35 @@ namespace torch_reduce::cuda::v7 {
 namespace {
 
 // The one-block shape: up to kOneBlockThreads threads with 1, 2 or
-// kLoadsPerRound loads in flight each, for one or two rounds. The general kernel's 64-bit
-// index arithmetic, count-down loop and finish made it run 2.5x the
-// instructions of Inductor's one-block kernel, and 0.6 us longer
-// (benchmarks/NOTES.md); one block never sees 2^31 elements.
+// kLoadsPerRound loads in flight each, for one or two rounds, with 32-bit
+// indices (one block never sees 2^31 elements). The grid-stride kernel that
+// served these sizes ran 2.5x the instructions of Inductor's one-block kernel
+// (64-bit indices, a count-down loop, the split finish's branches), and 0.6 us
+// longer (benchmarks/NOTES.md).
 constexpr int kOneBlockThreads = 512;
 constexpr int kLoadsPerRound = 4;
 constexpr int kOneBlockRounds = 2;
 constexpr int64_t kOneBlockMaxVectors =
     int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
+
+// Where `numel` elements from `input` split into a scalar head up to the first
+// 16-byte boundary, whole vectors, and a scalar tail. Index is int where one
+// block covers the span, int64_t otherwise.
+template <typename Index>
+struct VectorSplit {
+  int head;
+  Index num_vectors;
+  Index tail_begin;
+};
+
+template <typename Index, typename InT>
+__device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* input, Index numel) {
+  constexpr int kVec = kElementsPerVector<InT>;
+  const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
+  const int head = misalignment == 0 ? 0 : int(min(numel, Index(kVec - misalignment)));
+  const Index num_vectors = (numel - head) / kVec;
+  return {head, num_vectors, head + num_vectors * kVec};
+}
 
 // One round: the sum of vectors[thread + u * stride] for u < kLoads,
 // those below `count` (at least 1). Every thread loads all of its vectors,
@@ -65,11 +85,7 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     one_block_sum_kernel(const InT* rows, int numel, int64_t row_stride, OutT* results) {
   using AccT = acc_t<InT>;
   const InT* input = rows + blockIdx.x * row_stride;
-  constexpr int kVec = kElementsPerVector<InT>;
-  const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
-  const int head = misalignment == 0 ? 0 : min(numel, kVec - misalignment);
-  const int num_vectors = (numel - head) / kVec;
-  const int tail_begin = head + num_vectors * kVec;
+  const auto [head, num_vectors, tail_begin] = split_into_vectors(input, numel);
   const int thread = threadIdx.x;
   const int threads = blockDim.x;
 
@@ -147,14 +163,10 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                           uint64_t* mailboxes, unsigned int* counter) {
   using AccT = acc_t<InT>;
-  constexpr int kVec = kElementsPerVector<InT>;
   const int64_t row = blockIdx.y;
   const InT* input = problem.input + row * problem.row_stride;
   const int64_t numel = problem.numel;
-  const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
-  const int head = misalignment == 0 ? 0 : int(std::min<int64_t>(numel, kVec - misalignment));
-  const int64_t num_vectors = (numel - head) / kVec;
-  const int64_t tail_begin = head + num_vectors * kVec;
+  const auto [head, num_vectors, tail_begin] = split_into_vectors(input, numel);
   const int thread = threadIdx.x;
   const bool takes_edges = blockIdx.x == 0;
 
@@ -176,19 +188,20 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
                             problem.result + row, row);
 }
 
-// `blocks` blocks a row of `kKernel`; the launcher keeps blocks * rows within
-// the held partials, so a second launch finds them where the first left them.
-template <auto kKernel, int kBlock, typename InT, typename OutT>
+// `blocks` blocks a row of `kKernel` (a contiguous_sum_kernel); the launcher
+// keeps blocks * rows within the held partials, so a second launch finds them
+// where the first left them.
+template <auto kKernel, typename InT, typename OutT>
 void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>> finish,
                   const LaunchContext& context, int64_t blocks) {
   // A counter a row: more rows than counters finish in a second launch.
   if (problem.rows > finish.counter_count) finish.counter = nullptr;
   const dim3 grid(blocks, problem.rows);
-  kKernel<<<grid, kBlock, 0, context.stream>>>(
+  kKernel<<<grid, kChunkThreads, 0, context.stream>>>(
       problem, finish.partials, finish.mailboxes_for(blocks * problem.rows), finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  finish_in_second_launch_if_needed<kBlock>(finish, 1, blocks, problem.result, context.stream,
-                                            problem.rows);
+  finish_in_second_launch_if_needed<kChunkThreads>(finish, 1, blocks, problem.result,
+                                                   context.stream, problem.rows);
 }
 
 }  // namespace
@@ -205,13 +218,12 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   const int64_t chunks = ceil_div(vectors, int64_t(kChunkVectors));
   constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, InT, OutT>;
   if (chunks * problem.rows < one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
-    return launch_split<mid, kChunkThreads>(problem, finish, context, chunks);
+    return launch_split<mid>(problem, finish, context, chunks);
   }
   constexpr auto large = contiguous_sum_kernel<L2Fill::kDefault, InT, OutT>;
   const int64_t large_wave = std::min(
       one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);
-  launch_split<large, kChunkThreads>(problem, finish, context,
-                                     std::max<int64_t>(1, large_wave / problem.rows));
+  launch_split<large>(problem, finish, context, std::max<int64_t>(1, large_wave / problem.rows));
 }
 
 #define INSTANTIATE(InT, OutT)                                                        \
