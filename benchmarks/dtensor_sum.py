@@ -125,7 +125,11 @@ def main() -> int:
         device = torch.device("cpu")
     dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     try:
-        return run(args, device)
+        status = run(args, device)
+        # Every rank leaves together: a rank that tears down its gloo connections while
+        # rank 0 still writes the results can abort either process at exit.
+        dist.barrier()
+        return status
     finally:
         dist.destroy_process_group()
 
