@@ -107,7 +107,7 @@ constexpr int kPartialLoadsInFlight = std::clamp(32 / int(kColumns * sizeof(AccT
 // result_band[c] = sum over s of band_partials[s * band_width + c], for the
 // band's first `columns` columns, by the block laid out as the main pass:
 // each thread a vector of kColumns columns and a split lane that sums every
-// row_lanes-th split with several loads in flight, then the main pass's
+// split_lanes-th split with several loads in flight, then the main pass's
 // fixed tree over the lanes. A finish that read one partial per L2 round
 // trip spent 16-32 of them per band (benchmarks/NOTES.md). The in-kernel
 // finish and the second launch run this same code and give the same bits.
@@ -228,9 +228,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
         for (int c = 0; c < kColumns; ++c) slot[c] = sums[c];
       }
     }
-    // No fence by the threads that wrote partials: arrive_last's barrier orders
-    // their stores before thread 0's acq_rel ticket, whose release carries
-    // them to the last block (cumulativity, as in cooperative groups' grid sync).
+    // The threads that wrote partials need no fence (see arrive_last).
     if (splits > 1 && counters != nullptr && arrive_last(counters + band, splits)) {
       sum_band_partials<kColumns>(
           partials + band * splits * band_width, splits, shape, problem.inner_outputs - band_column,

@@ -52,9 +52,11 @@ __device__ __forceinline__ AccT block_sum(AccT value) {
   return value;
 }
 
-// Each of `arrivals` blocks calls this once, after the threads that wrote
-// its partials have fenced them. It returns true in exactly one block, the
-// last to arrive, which then sees every block's partials. The counter must be
+// Each of `arrivals` blocks calls this once, after its threads have written
+// its partials; no fence is needed: the barrier below orders their stores
+// before thread 0's acq_rel ticket, whose release carries them to the last
+// block (cumulativity). It returns true in exactly one block, the last to
+// arrive, which then sees every block's partials. The counter must be
 // zero when the first block arrives; the last block sets it to zero again,
 // so the next kernel that owns it can start at once.
 // One acq_rel ticket per block instead of __threadfence + atomicAdd: the
@@ -150,8 +152,8 @@ void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outpu
 }
 
 // Finishes a split reduction whose `arrivals` blocks have written their
-// partials (and fenced them): in the last block to arrive when there is a
-// counter, else the caller launches sum_partials_kernel.
+// partials: in the last block to arrive when there is a counter, else the
+// caller launches sum_partials_kernel.
 template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64_t outputs,
                                                      int64_t splits, OutT* result,
