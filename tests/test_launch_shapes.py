@@ -87,6 +87,26 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
 
 
 @requires_cuda
+@pytest.mark.parametrize(
+    ("dtype", "numel", "blocks"),
+    [
+        (torch.float32, 2**18, 32),
+        (torch.float32, 2**18 + 1, 33),
+        (torch.bfloat16, 2**18, 32),
+        (torch.bfloat16, 2**18 + 1, 33),
+        (torch.int8, 2**19, 32),
+    ],
+    ids=str,
+)
+def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
+    """Mid sizes: a 512-thread block per chunk, of 4 vectors a thread (2,048) for
+    fp32, 2 (1,024) for types of 8 or more elements a vector."""
+    x = random_tensor(numel, dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    assert [(grid, block) for _, grid, block in kernels] == [([blocks, 1, 1], [512, 1, 1])], kernels
+
+
+@requires_cuda
 @pytest.mark.parametrize(("rows", "kernel"), [(3, "contiguous_sum_kernel"), (65, "row_sum")])
 def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, kernel, tmp_path):
     """Up to 64 long rows: one contiguous-class launch whose grid has a row per y;

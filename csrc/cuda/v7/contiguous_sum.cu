@@ -8,8 +8,8 @@
 // from the graph-mode sweeps in benchmarks/NOTES.md:
 //  - one block, of as few warps as cover the input in one or two rounds,
 //    with 32-bit indices: no second stage at all;
-//  - mid sizes: a 512-thread block per chunk of 2048 vectors (one round a
-//    thread), finished by the last block to arrive;
+//  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
+//    round a thread), finished by the last block to arrive;
 //  - large sizes: one wave of the same blocks, taking chunks in turn.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
@@ -148,7 +148,8 @@ __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uin
 }
 
 // Split sums: blocks of kChunkThreads threads, each round of a block a chunk
-// of kChunkVectors vectors in the one-block kernel's straight round of loads.
+// of kChunkThreads * kLoads vectors in the one-block kernel's straight round
+// of loads.
 // Block b takes chunks b, b + gridDim.x, ...: a window that moves over the row,
 // as a grid-stride loop's does. Mid sizes launch a block per chunk (one round
 // each) and ask L2 for 256-byte lines; large sizes one wave of blocks, with
@@ -156,9 +157,15 @@ __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uin
 // grid-stride kernel this replaces spent ~100 instructions (64-bit edges, a
 // division for its loop count) before its first load.
 constexpr int kChunkThreads = 512;
-constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
 
-template <L2Fill kFill, typename InT, typename OutT>
+// Loads a thread in the mid sizes' chunks: 2 where a vector holds 8 or more
+// elements, whose conversions and adds hold a thread's block sum back behind
+// its last load; twice the blocks then finish sooner (bf16 2^18 on an H100:
+// 3.22 us against 3.62). fp32 gains nothing from it (benchmarks/NOTES.md).
+template <typename InT>
+constexpr int kMidChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
+
+template <L2Fill kFill, int kLoads, typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                           uint64_t* mailboxes, unsigned int* counter) {
@@ -178,10 +185,11 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   AccT sum = AccT(0);
   // A misaligned row has a vector fewer than the launch counted for: its
   // last block may have no chunk.
+  constexpr int kChunkVectors = kChunkThreads * kLoads;
   for (int64_t first = int64_t(blockIdx.x) * kChunkVectors; first < num_vectors;
        first += int64_t(gridDim.x) * kChunkVectors) {
     const int count = int(std::min<int64_t>(kChunkVectors, num_vectors - first));
-    sum += round_sum<AccT, kFill>(vectors + first, count, thread, kChunkThreads);
+    sum += round_sum<AccT, kFill, kLoads>(vectors + first, count, thread, kChunkThreads);
   }
   sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
   finish_row<kChunkThreads>(block_sum<kChunkThreads>(sum), partials, mailboxes, counter,
@@ -215,12 +223,13 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   if (vectors <= kOneBlockMaxVectors) {
     return launch_one_block<kLoadsPerRound>(problem, vectors, context);
   }
-  const int64_t chunks = ceil_div(vectors, int64_t(kChunkVectors));
-  constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, InT, OutT>;
+  constexpr int kMidLoads = kMidChunkLoads<InT>;
+  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kMidLoads));
+  constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kMidLoads, InT, OutT>;
   if (chunks * problem.rows < one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
     return launch_split<mid>(problem, finish, context, chunks);
   }
-  constexpr auto large = contiguous_sum_kernel<L2Fill::kDefault, InT, OutT>;
+  constexpr auto large = contiguous_sum_kernel<L2Fill::kDefault, kLoadsPerRound, InT, OutT>;
   const int64_t large_wave = std::min(
       one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);
   launch_split<large>(problem, finish, context, std::max<int64_t>(1, large_wave / problem.rows));
