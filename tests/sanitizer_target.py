@@ -97,6 +97,10 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "4099 uint8, 5 elements in": on_gpu_ending_at_allocation_end(4099, torch.uint8, 5),
         "333 bool": on_gpu_ending_at_allocation_end(333, torch.bool, 0),
         "262147 float32": on_gpu_ending_at_allocation_end(262_147, torch.float32, 0),
+        # A few mid-size chunks: one cluster on Hopper and newer (4-byte and 8-byte totals).
+        "40001 float32, 1 element in": on_gpu_ending_at_allocation_end(40_001, torch.float32, 1),
+        "20001 int32, 3 elements in": on_gpu_ending_at_allocation_end(20_001, torch.int32, 3),
+        "12289 float64": on_gpu_ending_at_allocation_end(12_289, torch.float64, 0),
         "37x129 float32 transposed": grid.t(),
         "37x129 float32 sliced": grid[1:, ::3],
         "5x7x33 bfloat16 permuted": cube.permute(2, 0, 1),
@@ -151,6 +155,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "3x70001 float32, 1 element in": on_gpu_ending_at_allocation_end(
             3 * 70001, torch.float32, 1
         ).view(3, 70001),
+        # A few rows of a few chunks: a cluster a row on Hopper and newer.
+        "3x40001 float16": on_gpu_ending_at_allocation_end(3 * 40001, torch.float16, 0).view(
+            3, 40001
+        ),
     }
     for name, x in tensors.items():
         dim_lists = (

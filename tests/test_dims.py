@@ -397,6 +397,8 @@ FEW_ROWS_CASES = [
     ("5x1000 bfloat16, one block a row", (5, 1000), torch.bfloat16, [1], lambda x: x),
     ("2x2**23 bfloat16, one wave", (2, 2**23), torch.bfloat16, [1], lambda x: x),
     ("64x70001 float32", (64, 70001), torch.float32, [1], lambda x: x),
+    ("4x40001 float32, a cluster a row", (4, 40001), torch.float32, [1], lambda x: x),
+    ("3x40001 float16, misaligned rows", (3, 40001), torch.float16, [1], lambda x: x[:, 1:]),
     ("65x70001 float32, the row class", (65, 70001), torch.float32, [1], lambda x: x),
     ("4x3x50000 int32", (4, 3, 50000), torch.int32, [2], lambda x: x),
     ("7x99999 float64", (7, 99999), torch.float64, [1], lambda x: x),

@@ -107,6 +107,30 @@ def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
 
 
 @requires_cuda
+@pytest.mark.parametrize(
+    ("dtype", "numel", "blocks"),
+    [
+        (torch.float32, 2**14 + 4, 3),
+        (torch.float32, 2**16, 8),
+        (torch.bfloat16, 2**16, 8),
+        (torch.float64, 2**13 + 2, 3),
+        (torch.int32, 2**16, 8),
+    ],
+    ids=str,
+)
+def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, blocks, tmp_path):
+    """Up to 8 mid-size chunks: one cluster_sum_kernel launch on Hopper and newer,
+    the chunk kernel with its in-kernel finish before them."""
+    x = random_tensor(numel, dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    has_clusters = torch.cuda.get_device_capability(x.device)[0] >= 9
+    kernel = "cluster_sum_kernel" if has_clusters else "contiguous_sum_kernel"
+    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
+    assert (kernels[0][1], kernels[0][2]) == ([blocks, 1, 1], [512, 1, 1]), kernels
+    assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={numel}")
+
+
+@requires_cuda
 @pytest.mark.parametrize(("rows", "kernel"), [(3, "contiguous_sum_kernel"), (65, "row_sum")])
 def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, kernel, tmp_path):
     """Up to 64 long rows: one contiguous-class launch whose grid has a row per y;

@@ -9,12 +9,14 @@
 //  - one block, of as few warps as cover the input in one or two rounds,
 //    with 32-bit indices: no second stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
-//    round a thread), finished by the last block to arrive;
+//    round a thread), finished by the last block to arrive, or, up to 8
+//    chunks on Hopper and newer, by block 0 of a thread-block cluster;
 //  - large sizes: one wave of the same blocks, taking chunks in turn.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include "cluster_handoff.cuh"
 #include "launch_policy.h"
 #include "loads.cuh"
 #include "problem.h"
@@ -165,12 +167,12 @@ constexpr int kChunkThreads = 512;
 template <typename InT>
 constexpr int kMidChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 
+// This thread's share of row `row`: its loads of chunks blockIdx.x,
+// blockIdx.x + gridDim.x, ...; block 0's threads add the scalar head and tail.
 template <L2Fill kFill, int kLoads, typename InT, typename OutT>
-__global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
-    contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                          uint64_t* mailboxes, unsigned int* counter) {
+__device__ __forceinline__ acc_t<InT> thread_share_of_row(
+    const ContiguousProblem<InT, OutT>& problem, int64_t row) {
   using AccT = acc_t<InT>;
-  const int64_t row = blockIdx.y;
   const InT* input = problem.input + row * problem.row_stride;
   const int64_t numel = problem.numel;
   const auto [head, num_vectors, tail_begin] = split_into_vectors(input, numel);
@@ -191,7 +193,15 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     const int count = int(std::min<int64_t>(kChunkVectors, num_vectors - first));
     sum += round_sum<AccT, kFill, kLoads>(vectors + first, count, thread, kChunkThreads);
   }
-  sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+  return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+}
+
+template <L2Fill kFill, int kLoads, typename InT, typename OutT>
+__global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
+    contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
+                          uint64_t* mailboxes, unsigned int* counter) {
+  const int64_t row = blockIdx.y;
+  const auto sum = thread_share_of_row<kFill, kLoads>(problem, row);
   finish_row<kChunkThreads>(block_sum<kChunkThreads>(sum), partials, mailboxes, counter,
                             problem.result + row, row);
 }
@@ -212,6 +222,73 @@ void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>
                                                    context.stream, problem.rows);
 }
 
+// Mid sizes of a few chunks on GPUs with thread-block clusters (Hopper and
+// newer): the blocks of a row form one cluster and hand their totals to block
+// 0 (cluster_handoff.cuh), in place of a ticket in L2 and the last block's
+// read of the mailboxes. No state between calls. A row's cluster spans
+// gridDim.x, so a block's rank in it is blockIdx.x.
+template <int kLoads, typename InT, typename OutT>
+__global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
+    cluster_sum_kernel(ContiguousProblem<InT, OutT> problem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using AccT = acc_t<InT>;
+  __shared__ ClusterHandoff<AccT> handoff;
+  handoff.open();
+  const int64_t row = blockIdx.y;
+  const auto sum = thread_share_of_row<L2Fill::k256ByteLines, kLoads>(problem, row);
+  constexpr int kWarps = kChunkThreads / kWarpSize;
+  const AccT total = handoff.send_or_collect(sum_over_warps<kWarps>(sum, kWarps));
+  if (blockIdx.x == 0 && threadIdx.x == 0) problem.result[row] = static_cast<OutT>(total);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // launched only where the device supports clusters
+#endif
+}
+
+// A launch of `blocks` blocks a row, each row one cluster of them.
+struct ClusterLaunch {
+  cudaLaunchAttribute cluster_shape;
+  cudaLaunchConfig_t config;
+
+  ClusterLaunch(int64_t blocks, int64_t rows, cudaStream_t stream) : cluster_shape{}, config{} {
+    cluster_shape.id = cudaLaunchAttributeClusterDimension;
+    cluster_shape.val.clusterDim.x = unsigned(blocks);
+    cluster_shape.val.clusterDim.y = 1;
+    cluster_shape.val.clusterDim.z = 1;
+    config.gridDim = dim3(unsigned(blocks), unsigned(rows));
+    config.blockDim = dim3(kChunkThreads);
+    config.stream = stream;
+    config.attrs = &cluster_shape;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;  // config points into this object
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
+// Whether the device runs `kKernel` as clusters of kMaxClusterBlocks blocks:
+// it has clusters (Hopper and newer) and its processor clusters hold that
+// many of the kernel's blocks at once. Asked once per device and kernel.
+template <auto kKernel>
+bool runs_in_clusters(int device) {
+  static PerDeviceCache cache;  // keeps positive values: 2 for yes, 1 for no
+  return cache.get(device, [&] {
+    int has_clusters = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
+    if (has_clusters == 0) return 1;
+    const ClusterLaunch launch(kMaxClusterBlocks, 1, nullptr);
+    int clusters = 0;
+    C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config));
+    return clusters > 0 ? 2 : 1;
+  }) == 2;
+}
+
+template <auto kKernel, typename InT, typename OutT>
+void launch_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t chunks,
+                    const LaunchContext& context) {
+  const ClusterLaunch launch(chunks, problem.rows, context.stream);
+  C10_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kKernel, problem));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
 }  // namespace
 
 template <typename InT, typename OutT>
@@ -225,6 +302,10 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   }
   constexpr int kMidLoads = kMidChunkLoads<InT>;
   const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kMidLoads));
+  constexpr auto cluster = cluster_sum_kernel<kMidLoads, InT, OutT>;
+  if (chunks <= kMaxClusterBlocks && runs_in_clusters<cluster>(context.device)) {
+    return launch_cluster<cluster>(problem, chunks, context);
+  }
   constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kMidLoads, InT, OutT>;
   if (chunks * problem.rows < one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
     return launch_split<mid>(problem, finish, context, chunks);

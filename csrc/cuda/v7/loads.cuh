@@ -1,5 +1,5 @@
 // Global loads for sum_v7, and the per-architecture facts its launch bounds
-// need. Everything that depends on __CUDA_ARCH__ lives here.
+// need. (The cluster hand-off, sm_90 and newer, is cluster_handoff.cuh.)
 #pragma once
 
 #include <cstdint>
