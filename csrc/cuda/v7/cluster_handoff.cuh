@@ -79,16 +79,17 @@ struct ClusterHandoff {
     const uint32_t barrier = shared_address(&arrived);
     if (threadIdx.x == 0) {
       const uint32_t bytes = (blocks - 1) * uint32_t(sizeof(AccT));
-      uint64_t state;
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                   : "=l"(state)
-                   : "r"(barrier), "r"(bytes)
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier),
+                   "r"(bytes)
                    : "memory");
     }
+    // Acquire at cluster scope: st.async's complete-tx releases at cluster
+    // scope, from threads of other blocks, which try_wait's default (.cta)
+    // does not synchronise with.
     uint32_t done = 0;
     while (!done) {
       asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
+          "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0; "
           "selp.u32 %0, 1, 0, p; }"
           : "=r"(done)
           : "r"(barrier)

@@ -13,6 +13,7 @@
 //    chunks on Hopper and newer, by block 0 of a thread-block cluster;
 //  - large sizes: one wave of the same blocks, taking chunks in turn.
 #include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
@@ -274,9 +275,16 @@ bool runs_in_clusters(int device) {
     int has_clusters = 0;
     C10_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
     if (has_clusters == 0) return 1;
+    // The occupancy query asks the current device.
+    const c10::cuda::CUDAGuard device_guard(static_cast<c10::DeviceIndex>(device));
     const ClusterLaunch launch(kMaxClusterBlocks, 1, nullptr);
     int clusters = 0;
-    C10_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config));
+    // A GPU partition with fewer multiprocessors a cluster than this (a MIG
+    // slice) refuses the shape: then the ticket finish serves these sizes.
+    if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: clear it for the launch checks that follow
+      return 1;
+    }
     return clusters > 0 ? 2 : 1;
   }) == 2;
 }
