@@ -151,6 +151,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "2000x66 float32, 1 element in": on_gpu_ending_at_allocation_end(
             2000 * 66, torch.float32, 1
         ).view(2000, 66),
+        # A column sum of 3 splits a band: a cluster a band on Hopper and newer.
+        "60x200x64 float32": on_gpu_ending_at_allocation_end(60 * 200 * 64, torch.float32, 0).view(
+            60, 200, 64
+        ),
         # A few long rows over dim -1: a contiguous sum a row, split over blocks.
         "3x70001 float32, 1 element in": on_gpu_ending_at_allocation_end(
             3 * 70001, torch.float32, 1

@@ -381,6 +381,11 @@ COLUMN_CASES = [
     # The benchmark's small column sums: one round of loads per thread, 32 splits.
     ("1024x1024 int32", (1024, 1024), torch.int32, [0], lambda x: x),
     ("64x1024x64 float32", (64, 1024, 64), torch.float32, [1], lambda x: x),
+    # 2 to 8 splits a band: a cluster a band on Hopper and newer (16-byte,
+    # 64-byte and scalar pieces of column sums, a partial last band).
+    ("100x2048x64 float16", (100, 2048, 64), torch.float16, [1], lambda x: x),
+    ("100x2048x64 int16", (100, 2048, 64), torch.int16, [1], lambda x: x),
+    ("100x2048x63 float32, sliced", (100, 2048, 64), torch.float32, [1], lambda x: x[..., :63]),
     # Many splits per band (several rounds of the finish's loads), and a band
     # one vector wide (256 split lanes over fewer splits).
     ("8192x256 float32", (8192, 256), torch.float32, [0], lambda x: x),

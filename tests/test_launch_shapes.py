@@ -131,6 +131,18 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
 
 
 @requires_cuda
+def test_a_column_sum_of_a_few_splits_is_a_cluster_a_band(tmp_path):
+    """64x1024x64 dim=1: 64 bands of 64 columns, a few splits each: one launch, a
+    cluster of splits a band on Hopper and newer; the ticket kernel before them."""
+    x = torch.randn(64, 1024, 64, device="cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "trace.json")
+    has_clusters = torch.cuda.get_device_capability(x.device)[0] >= 9
+    kernel = "column_cluster_kernel" if has_clusters else "column_sum_kernel"
+    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
+    assert kernels[0][1][0] == 64 and 2 <= kernels[0][1][1] <= 8, kernels
+
+
+@requires_cuda
 @pytest.mark.parametrize(("rows", "kernel"), [(3, "contiguous_sum_kernel"), (65, "row_sum")])
 def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, kernel, tmp_path):
     """Up to 64 long rows: one contiguous-class launch whose grid has a row per y;

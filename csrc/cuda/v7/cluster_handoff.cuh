@@ -1,25 +1,32 @@
 // The hand-off by which the blocks of a thread-block cluster (Hopper and
-// newer) give their totals to block 0 without going through L2: each block
-// stores its total into block 0's shared memory with st.async, which also
-// counts its bytes on an mbarrier there; block 0 waits on that mbarrier.
+// newer) give their sums to block 0 without going through L2: each block
+// stores its values into block 0's shared memory with st.async, which also
+// counts their bytes on an mbarrier there; block 0 waits on that mbarrier.
 // cooperative_groups' cluster.sync() would order the stores with a
 // release, which nvcc 13 compiles into MEMBAR.ALL.GPU: a GPU-wide fence of
 // the kind whose removal took ~0.35 us off the ticket (benchmarks/NOTES.md).
 //
-// The protocol, in every block of the cluster:
-//   ClusterHandoff<AccT> handoff;            // __shared__
-//   handoff.open();                          // before the block's loads
-//   ...                                      // the loads and the block sum
-//   handoff.send_or_collect(...)             // after them
+// The protocol, with a `__shared__ ClusterGather gather` in every block:
+//   gather.open();             // every thread, before the block's loads
+//   ...                        // the loads and the block's sums
+//   gather.wait_until_open();  // every thread
+//   then in block rank r != 0: gather.send(values, offset) by the threads
+//   that hold the block's values; in block 0: gather.expect(...) by thread
+//   0, and gather.wait() by each thread that reads gather.values.
 // open() lets block 0 initialise its mbarrier and starts a cluster barrier
-// whose wait (in send_or_collect) makes the mbarrier visible to the other
-// blocks; by then every block has long arrived, so the wait costs nothing.
+// whose wait makes the mbarrier visible to the other blocks; by then every
+// block has long arrived, so the wait costs nothing. The mbarrier has one
+// phase: a gather is used once per launch.
 #pragma once
+
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <cstring>
 
-#include "reduce.cuh"
+#include "../device_cache.h"
 
 namespace torch_reduce::cuda::v7 {
 
@@ -50,10 +57,12 @@ __device__ __forceinline__ uint32_t in_cluster_block(uint32_t address, uint32_t 
   return remote;
 }
 
-template <typename AccT>
-struct ClusterHandoff {
-  uint64_t arrived;  // block 0's mbarrier: its phase ends when every total is in
-  AccT totals[kMaxClusterBlocks];
+// Block r's values land in block 0's values[r], up to kValues of them, from
+// clusters of up to kBlocks blocks.
+template <typename AccT, int kValues, int kBlocks = kMaxClusterBlocks>
+struct ClusterGather {
+  uint64_t arrived;  // block 0's mbarrier: its phase ends when every value is in
+  alignas(16) AccT values[kBlocks][kValues];
 
   __device__ __forceinline__ void open() {
     if (cluster_block_rank() == 0 && threadIdx.x == 0) {
@@ -64,28 +73,52 @@ struct ClusterHandoff {
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
   }
 
-  // Every thread of every block calls this; thread 0's `block_total` is its
-  // block's. Block 0's thread 0 gets the cluster's total, added in rank
-  // order as warp_sum adds lanes; the other threads get nothing useful.
-  __device__ __forceinline__ AccT send_or_collect(AccT block_total) {
+  __device__ __forceinline__ void wait_until_open() {
     asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-    const uint32_t rank = cluster_block_rank();
-    if (rank != 0) {
-      if (threadIdx.x == 0) send(block_total, rank);
-      return AccT(0);
+  }
+
+  // From a thread of block `rank` (not 0): block 0's values[rank][offset +
+  // i] = source[i]. Sent in 16-byte pieces where the values make them.
+  template <int kCount>
+  __device__ __forceinline__ void send(const AccT (&source)[kCount], uint32_t rank, int offset) {
+    constexpr int kBytes = kCount * int(sizeof(AccT));
+    const uint32_t barrier = in_cluster_block(shared_address(&arrived), 0);
+    const uint32_t slot = in_cluster_block(shared_address(&values[rank][offset]), 0);
+    if constexpr (kBytes % 16 == 0) {
+      uint32_t words[kBytes / 4];
+      memcpy(words, source, kBytes);
+#pragma unroll
+      for (int p = 0; p < kBytes / 16; ++p) {
+        asm volatile(
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, "
+            "[%5];" ::"r"(slot + 16 * p),
+            "r"(words[4 * p]), "r"(words[4 * p + 1]), "r"(words[4 * p + 2]), "r"(words[4 * p + 3]),
+            "r"(barrier)
+            : "memory");
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kCount; ++i)
+        send_one(source[i], slot + i * uint32_t(sizeof(AccT)), barrier);
     }
-    if (threadIdx.x >= kWarpSize) return AccT(0);
-    const uint32_t blocks = cluster_block_count();
+  }
+
+  // Block 0's thread 0: the other blocks send `values_per_block` values each.
+  __device__ __forceinline__ void expect(int values_per_block) {
+    const uint32_t bytes =
+        (cluster_block_count() - 1) * uint32_t(values_per_block) * uint32_t(sizeof(AccT));
+    asm volatile(
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(&arrived)),
+        "r"(bytes)
+        : "memory");
+  }
+
+  // Block 0: returns once every expected value is in `values`. Acquire at
+  // cluster scope: st.async's complete-tx releases at cluster scope, from
+  // threads of other blocks, which try_wait's default (.cta) does not
+  // synchronise with.
+  __device__ __forceinline__ void wait() {
     const uint32_t barrier = shared_address(&arrived);
-    if (threadIdx.x == 0) {
-      const uint32_t bytes = (blocks - 1) * uint32_t(sizeof(AccT));
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier),
-                   "r"(bytes)
-                   : "memory");
-    }
-    // Acquire at cluster scope: st.async's complete-tx releases at cluster
-    // scope, from threads of other blocks, which try_wait's default (.cta)
-    // does not synchronise with.
     uint32_t done = 0;
     while (!done) {
       asm volatile(
@@ -95,15 +128,10 @@ struct ClusterHandoff {
           : "r"(barrier)
           : "memory");
     }
-    const uint32_t lane = threadIdx.x;
-    const AccT value = lane == 0 ? block_total : lane < blocks ? totals[lane] : AccT(0);
-    return warp_sum<kMaxClusterBlocks>(value);
   }
 
  private:
-  __device__ __forceinline__ void send(AccT value, uint32_t rank) {
-    const uint32_t slot = in_cluster_block(shared_address(&totals[rank]), 0);
-    const uint32_t barrier = in_cluster_block(shared_address(&arrived), 0);
+  __device__ __forceinline__ static void send_one(AccT value, uint32_t slot, uint32_t barrier) {
     if constexpr (sizeof(AccT) == 4) {
       uint32_t bits;
       memcpy(&bits, &value, sizeof(bits));
@@ -124,5 +152,60 @@ struct ClusterHandoff {
 };
 
 #endif
+
+// Host side: a launch of `grid` blocks of `block` threads in clusters of
+// `cluster` blocks.
+struct ClusterLaunch {
+  cudaLaunchAttribute cluster_shape;
+  cudaLaunchConfig_t config;
+
+  ClusterLaunch(dim3 grid, dim3 cluster, int block, cudaStream_t stream)
+      : cluster_shape{}, config{} {
+    cluster_shape.id = cudaLaunchAttributeClusterDimension;
+    cluster_shape.val.clusterDim.x = cluster.x;
+    cluster_shape.val.clusterDim.y = cluster.y;
+    cluster_shape.val.clusterDim.z = cluster.z;
+    config.gridDim = grid;
+    config.blockDim = dim3(block);
+    config.stream = stream;
+    config.attrs = &cluster_shape;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;  // config points into this object
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
+// Whether the device runs `kKernel` (of `block` threads) in clusters shaped
+// `cluster` (kMaxClusterBlocks blocks): it has clusters (Hopper and newer)
+// and its processor clusters hold that many of the kernel's blocks at once.
+// Asked once per device and kernel.
+template <auto kKernel>
+bool runs_in_clusters(int device, int block, dim3 cluster) {
+  static PerDeviceCache cache;  // keeps positive values: 2 for yes, 1 for no
+  return cache.get(device, [&] {
+    int has_clusters = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
+    if (has_clusters == 0) return 1;
+    // The occupancy query asks the current device.
+    const c10::cuda::CUDAGuard device_guard(static_cast<c10::DeviceIndex>(device));
+    const ClusterLaunch launch(cluster, cluster, block, nullptr);
+    int clusters = 0;
+    // A GPU partition with fewer multiprocessors a cluster than this (a MIG
+    // slice) refuses the shape: the callers then finish through L2.
+    if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: clear it for the launch checks that follow
+      return 1;
+    }
+    return clusters > 0 ? 2 : 1;
+  }) == 2;
+}
+
+template <auto kKernel, typename... Args>
+void launch_in_clusters(dim3 grid, dim3 cluster, int block, cudaStream_t stream,
+                        const Args&... args) {
+  const ClusterLaunch launch(grid, cluster, block, stream);
+  C10_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kKernel, args...));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
 
 }  // namespace torch_reduce::cuda::v7

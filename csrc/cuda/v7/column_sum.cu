@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "cluster_handoff.cuh"
 #include "launch_policy.h"
 #include "loads.cuh"
 #include "problem.h"
@@ -24,6 +25,7 @@ namespace torch_reduce::cuda::v7 {
 namespace {
 
 constexpr int kBlock = 256;
+constexpr int kMaxColumnLanes = 32;  // a band is at most a warp of column vectors
 // Strided offsets need more than 32 registers; 64 leaves half the threads
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
@@ -239,6 +241,75 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   }
 }
 
+// A band's splits as one thread-block cluster (Hopper and newer; at most
+// kMaxClusterBlocks splits): block 0 gathers the other splits' column sums
+// in its shared memory (cluster_handoff.cuh) and adds them in split order,
+// in place of partials in L2 and the acq_rel ticket, whose release is a
+// MEMBAR.ALL.GPU in the SASS. A block per band and split; a band's cluster
+// spans gridDim.y, so a block's rank is blockIdx.y. The main pass is
+// column_sum_kernel's for one band.
+template <typename InT, typename OutT, int kColumns>
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
+    column_cluster_kernel(ColumnProblem<InT, OutT> problem, BandShape shape) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using AccT = acc_t<InT>;
+  __shared__ AccT lane_sums[kColumns][kBlock];
+  __shared__ ClusterGather<AccT, kMaxColumnLanes * kColumns> gather;
+  gather.open();
+  const int column_lanes = 1 << shape.column_lanes_log2;
+  const int row_lanes = kBlock >> shape.column_lanes_log2;
+  const int column_lane = threadIdx.x & (column_lanes - 1);
+  const int row_lane = threadIdx.x >> shape.column_lanes_log2;
+  const int band_width = column_lanes * kColumns;
+  const int64_t splits = gridDim.y;
+  const int64_t rows = problem.reduced.numel();
+  const int64_t band = blockIdx.x;
+  const int64_t outer = band / shape.bands_per_outer;
+  const int64_t column = (band % shape.bands_per_outer) * band_width + column_lane * kColumns;
+  const bool has_column = column < problem.inner_outputs;
+  AccT sums[kColumns];
+#pragma unroll
+  for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
+  if (has_column) {
+    const InT* base = problem.input + problem.outer.offset(outer) + column;
+    const int64_t first_row = rows * blockIdx.y / splits + row_lane;
+    const int64_t row_end = rows * (blockIdx.y + 1) / splits;
+    if (problem.reduced.ndim == 1) {
+      const int64_t row_stride = problem.reduced.strides[0];
+      sum_rows(
+          base, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
+          sums);
+    } else {
+      sum_rows(
+          base, first_row, row_end, row_lanes,
+          [&problem](int64_t r) { return problem.reduced.offset(r); }, sums);
+    }
+  }
+  sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);  // row lane 0 ends with them
+  gather.wait_until_open();
+  if (row_lane != 0) return;
+  const uint32_t rank = blockIdx.y;
+  const int offset = column_lane * kColumns;
+  if (rank != 0) {
+    gather.send(sums, rank, offset);  // every column lane: the byte count is per band width
+    return;
+  }
+  if (threadIdx.x == 0) gather.expect(band_width);
+  gather.wait();
+  for (uint32_t split = 1; split < gridDim.y; ++split) {
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) sums[c] += gather.values[split][offset + c];
+  }
+  if (has_column) {
+    OutT* out = problem.result + outer * problem.inner_outputs + column;
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) out[c] = static_cast<OutT>(sums[c]);
+  }
+#elif defined(__CUDA_ARCH__)
+  __trap();  // launched only where the device supports clusters
+#endif
+}
+
 // The second launch of a split column sum whose first had no counters: one
 // block per band.
 template <int kColumns, typename AccT, typename OutT>
@@ -261,7 +332,8 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   constexpr auto kernel = column_sum_kernel<InT, OutT, kColumns>;
   const int64_t vector_columns = ceil_div(problem.inner_outputs, kColumns);
   int column_lanes_log2 = 0;
-  while (column_lanes_log2 < 5 && (int64_t(1) << column_lanes_log2) < vector_columns) {
+  while ((1 << column_lanes_log2) < kMaxColumnLanes &&
+         (int64_t(1) << column_lanes_log2) < vector_columns) {
     ++column_lanes_log2;
   }
   const int row_lanes = kBlock >> column_lanes_log2;
@@ -272,6 +344,14 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   const int64_t splits = split_count(
       bands, std::max<int64_t>(1, problem.reduced.numel() / (row_lanes * kMinRowsPerThread)), wave,
       kMaxPartialsPerThread * kBlock / band_width);
+  constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns>;
+  if (splits > 1 && splits <= kMaxClusterBlocks && bands <= INT_MAX &&
+      runs_in_clusters<cluster>(context.device, kBlock, dim3(1, kMaxClusterBlocks))) {
+    const dim3 grid(static_cast<unsigned>(bands),
+                    static_cast<unsigned>(splits));  // a cluster a band
+    return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,
+                                       shape);
+  }
   AccT* partials = splits > 1 ? finish.partials_for(bands * splits * band_width) : nullptr;
   unsigned int* counters = splits > 1 && bands <= finish.counter_count ? finish.counter : nullptr;
   const dim3 grid(std::min<int64_t>(bands, INT_MAX), splits);

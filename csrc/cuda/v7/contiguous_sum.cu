@@ -13,7 +13,6 @@
 //    chunks on Hopper and newer, by block 0 of a thread-block cluster;
 //  - large sizes: one wave of the same blocks, taking chunks in turn.
 #include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGuard.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
@@ -233,68 +232,31 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     cluster_sum_kernel(ContiguousProblem<InT, OutT> problem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
-  __shared__ ClusterHandoff<AccT> handoff;
-  handoff.open();
+  __shared__ ClusterGather<AccT, 1> gather;
+  gather.open();
   const int64_t row = blockIdx.y;
   const auto sum = thread_share_of_row<L2Fill::k256ByteLines, kLoads>(problem, row);
   constexpr int kWarps = kChunkThreads / kWarpSize;
-  const AccT total = handoff.send_or_collect(sum_over_warps<kWarps>(sum, kWarps));
-  if (blockIdx.x == 0 && threadIdx.x == 0) problem.result[row] = static_cast<OutT>(total);
+  const AccT block_total[1] = {sum_over_warps<kWarps>(sum, kWarps)};  // in thread 0
+  gather.wait_until_open();
+  const uint32_t rank = blockIdx.x;
+  if (rank != 0) {
+    if (threadIdx.x == 0) gather.send(block_total, rank, 0);
+    return;
+  }
+  if (threadIdx.x >= kWarpSize) return;
+  if (threadIdx.x == 0) gather.expect(1);
+  gather.wait();
+  // Block totals in rank order, as warp_sum adds lanes.
+  const uint32_t lane = threadIdx.x;
+  const AccT value = lane == 0                      ? block_total[0]
+                     : lane < cluster_block_count() ? gather.values[lane][0]
+                                                    : AccT(0);
+  const AccT total = warp_sum<kMaxClusterBlocks>(value);
+  if (lane == 0) problem.result[row] = static_cast<OutT>(total);
 #elif defined(__CUDA_ARCH__)
   __trap();  // launched only where the device supports clusters
 #endif
-}
-
-// A launch of `blocks` blocks a row, each row one cluster of them.
-struct ClusterLaunch {
-  cudaLaunchAttribute cluster_shape;
-  cudaLaunchConfig_t config;
-
-  ClusterLaunch(int64_t blocks, int64_t rows, cudaStream_t stream) : cluster_shape{}, config{} {
-    cluster_shape.id = cudaLaunchAttributeClusterDimension;
-    cluster_shape.val.clusterDim.x = unsigned(blocks);
-    cluster_shape.val.clusterDim.y = 1;
-    cluster_shape.val.clusterDim.z = 1;
-    config.gridDim = dim3(unsigned(blocks), unsigned(rows));
-    config.blockDim = dim3(kChunkThreads);
-    config.stream = stream;
-    config.attrs = &cluster_shape;
-    config.numAttrs = 1;
-  }
-  ClusterLaunch(const ClusterLaunch&) = delete;  // config points into this object
-  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
-};
-
-// Whether the device runs `kKernel` as clusters of kMaxClusterBlocks blocks:
-// it has clusters (Hopper and newer) and its processor clusters hold that
-// many of the kernel's blocks at once. Asked once per device and kernel.
-template <auto kKernel>
-bool runs_in_clusters(int device) {
-  static PerDeviceCache cache;  // keeps positive values: 2 for yes, 1 for no
-  return cache.get(device, [&] {
-    int has_clusters = 0;
-    C10_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
-    if (has_clusters == 0) return 1;
-    // The occupancy query asks the current device.
-    const c10::cuda::CUDAGuard device_guard(static_cast<c10::DeviceIndex>(device));
-    const ClusterLaunch launch(kMaxClusterBlocks, 1, nullptr);
-    int clusters = 0;
-    // A GPU partition with fewer multiprocessors a cluster than this (a MIG
-    // slice) refuses the shape: then the ticket finish serves these sizes.
-    if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
-      (void)cudaGetLastError();  // not sticky: clear it for the launch checks that follow
-      return 1;
-    }
-    return clusters > 0 ? 2 : 1;
-  }) == 2;
-}
-
-template <auto kKernel, typename InT, typename OutT>
-void launch_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t chunks,
-                    const LaunchContext& context) {
-  const ClusterLaunch launch(chunks, problem.rows, context.stream);
-  C10_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kKernel, problem));
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 }  // namespace
@@ -311,8 +273,11 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   constexpr int kMidLoads = kMidChunkLoads<InT>;
   const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kMidLoads));
   constexpr auto cluster = cluster_sum_kernel<kMidLoads, InT, OutT>;
-  if (chunks <= kMaxClusterBlocks && runs_in_clusters<cluster>(context.device)) {
-    return launch_cluster<cluster>(problem, chunks, context);
+  if (chunks <= kMaxClusterBlocks &&
+      runs_in_clusters<cluster>(context.device, kChunkThreads, dim3(kMaxClusterBlocks))) {
+    const dim3 grid(static_cast<unsigned>(chunks),
+                    static_cast<unsigned>(problem.rows));  // a cluster a row
+    return launch_in_clusters<cluster>(grid, dim3(grid.x), kChunkThreads, context.stream, problem);
   }
   constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kMidLoads, InT, OutT>;
   if (chunks * problem.rows < one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
