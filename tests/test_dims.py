@@ -381,8 +381,9 @@ COLUMN_CASES = [
     # The benchmark's small column sums: one round of loads per thread, 32 splits.
     ("1024x1024 int32", (1024, 1024), torch.int32, [0], lambda x: x),
     ("64x1024x64 float32", (64, 1024, 64), torch.float32, [1], lambda x: x),
-    # 2 to 8 splits a band: a cluster a band on Hopper and newer (16-byte,
+    # 2 to 8 splits a band: a cluster a band on Hopper and newer (32-byte,
     # 64-byte and scalar pieces of column sums, a partial last band).
+    ("64x256x64 float32", (64, 256, 64), torch.float32, [1], lambda x: x),
     ("100x2048x64 float16", (100, 2048, 64), torch.float16, [1], lambda x: x),
     ("100x2048x64 int16", (100, 2048, 64), torch.int16, [1], lambda x: x),
     ("100x2048x63 float32, sliced", (100, 2048, 64), torch.float32, [1], lambda x: x[..., :63]),

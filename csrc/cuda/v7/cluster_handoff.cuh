@@ -84,16 +84,27 @@ struct ClusterGather {
     constexpr int kBytes = kCount * int(sizeof(AccT));
     const uint32_t barrier = in_cluster_block(shared_address(&arrived), 0);
     const uint32_t slot = in_cluster_block(shared_address(&values[rank][offset]), 0);
-    if constexpr (kBytes % 16 == 0) {
-      uint32_t words[kBytes / 4];
-      memcpy(words, source, kBytes);
+    if constexpr (kBytes % 16 == 0 && sizeof(AccT) == 8) {
 #pragma unroll
-      for (int p = 0; p < kBytes / 16; ++p) {
+      for (int p = 0; p < kCount / 2; ++p) {
+        uint64_t low, high;
+        memcpy(&low, &source[2 * p], 8);
+        memcpy(&high, &source[2 * p + 1], 8);
+        asm volatile(
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];" ::
+                "r"(slot + 16 * p),
+            "l"(low), "l"(high), "r"(barrier)
+            : "memory");
+      }
+    } else if constexpr (kBytes % 16 == 0) {
+#pragma unroll
+      for (int p = 0; p < kCount / 4; ++p) {
+        uint32_t words[4];
+        memcpy(words, &source[4 * p], 16);
         asm volatile(
             "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, "
             "[%5];" ::"r"(slot + 16 * p),
-            "r"(words[4 * p]), "r"(words[4 * p + 1]), "r"(words[4 * p + 2]), "r"(words[4 * p + 3]),
-            "r"(barrier)
+            "r"(words[0]), "r"(words[1]), "r"(words[2]), "r"(words[3]), "r"(barrier)
             : "memory");
       }
     } else {
@@ -176,7 +187,9 @@ struct ClusterLaunch {
 };
 
 // Whether the device runs `kKernel` (of `block` threads) in clusters shaped
-// `cluster` (kMaxClusterBlocks blocks): it has clusters (Hopper and newer)
+// `cluster` (kMaxClusterBlocks blocks): it has clusters (Hopper and newer),
+// the kernel's code for it was compiled for sm_90 or newer (a build for
+// older targets only, JIT-compiled from their PTX, has just the __trap()),
 // and its processor clusters hold that many of the kernel's blocks at once.
 // Asked once per device and kernel.
 template <auto kKernel>
@@ -186,8 +199,11 @@ bool runs_in_clusters(int device, int block, dim3 cluster) {
     int has_clusters = 0;
     C10_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
     if (has_clusters == 0) return 1;
-    // The occupancy query asks the current device.
+    // The attribute and occupancy queries ask the current device.
     const c10::cuda::CUDAGuard device_guard(static_cast<c10::DeviceIndex>(device));
+    cudaFuncAttributes compiled{};
+    C10_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kKernel));
+    if (compiled.ptxVersion < 90) return 1;
     const ClusterLaunch launch(cluster, cluster, block, nullptr);
     int clusters = 0;
     // A GPU partition with fewer multiprocessors a cluster than this (a MIG
