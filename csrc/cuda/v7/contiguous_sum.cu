@@ -4,7 +4,7 @@
 // misaligned pointers, and one launch. A few long rows (sums over the last
 // dim of a small batch) are that many such sums side by side: blockIdx.y
 // picks the row, and each row finishes on its own counter. Every thread loads
-// in rounds of 4 vectors issued together (round_sum). Launch shapes by size,
+// in rounds of up to 4 vectors issued together (round_sum). Launch shapes by size,
 // from the graph-mode sweeps in benchmarks/NOTES.md:
 //  - one block, of as few warps as cover the input in one or two rounds,
 //    with 32-bit indices: no second stage at all;
