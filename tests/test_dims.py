@@ -394,7 +394,7 @@ COLUMN_CASES = [
 ]
 
 # A few long contiguous rows, summed by the contiguous class a row at a time
-# (sum_v7.cpp's kMaxContiguousRows = 64): each launch shape (one block, the
+# (layout.cpp's kMaxContiguousRows = 64): each launch shape (one block, the
 # mid shape, the one-wave shape split over the rows), rows that start
 # misaligned, and one row more than the limit (the row class).
 FEW_ROWS_CASES = [

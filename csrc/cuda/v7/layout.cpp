@@ -6,6 +6,15 @@
 namespace torch_reduce::cuda::v7 {
 namespace {
 
+// Rows the contiguous class takes over from the row class: a few long,
+// evenly spaced contiguous rows (a sum over the last dim of a small batch).
+// There each row is a contiguous sum of its own, with whole blocks and the
+// mid shape's finish, where the row class splits every row over many small
+// blocks that all take tickets (3 x 10^6 float32 over dim 1: 0.72x Inductor
+// on an H100, benchmarks/NOTES.md). 64 rows stay well within a graph slot's
+// counters (one a row).
+constexpr int64_t kMaxContiguousRows = 64;
+
 // The dims of `input` that `select` picks, outermost in memory first: by
 // decreasing stride, with broadcast (stride 0) dims outermost so that the
 // innermost dim is a real one. Ties keep their logical order.
@@ -68,6 +77,7 @@ std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
   auto reduced = coalesce(input, memory_order(input, reduced_mask, /*select=*/true));
   if (!kept || !reduced) return std::nullopt;
   plan.numel = input.numel();
+  plan.rows = 1;
 
   const bool dense_span = reduced->ndim == 0 || (reduced->ndim == 1 && reduced->strides[0] == 1);
   if (kept->ndim == 0 && dense_span) {
@@ -87,6 +97,14 @@ std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
     plan.kept = outer_kept;
     plan.inner_outputs = inner_outputs;
     plan.reduced = *reduced;
+    return plan;
+  }
+  if (inner_stride == 1 && outer_reduced.ndim == 0 && kept->ndim <= 1 &&
+      kept->numel() <= kMaxContiguousRows) {
+    plan.kind = ReductionClass::kContiguous;
+    plan.numel = row_length;
+    plan.rows = kept->numel();
+    plan.row_stride = kept->ndim == 0 ? 0 : kept->strides[0];
     return plan;
   }
   plan.kind = ReductionClass::kRows;

@@ -13,15 +13,19 @@
 namespace torch_reduce::cuda::v7 {
 
 enum class ReductionClass {
-  kContiguous,  // one output over a dense span of storage, in any dim order
+  kContiguous,  // one output over a dense span of storage, in any dim order,
+                // or a few long contiguous rows, an output each
   kRows,        // outputs over rows along the innermost reduced dim
   kColumns,     // outputs along a contiguous innermost kept dim, over outer dims
 };
 
 struct ReductionPlan {
   ReductionClass kind;
-  // kContiguous: `numel` elements from the data pointer.
+  // kContiguous: `rows` sums of `numel` elements each, the first from the
+  // data pointer, the others `row_stride` apart.
   int64_t numel;
+  int64_t rows;
+  int64_t row_stride;
   // The kept dims as the kernels index them (kRows' outputs, kColumns'
   // outer dims plus `inner_outputs`), and the reduced ones.
   StridedIndex kept;

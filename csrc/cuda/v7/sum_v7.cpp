@@ -24,20 +24,6 @@ const std::string& op() {
   return name;
 }
 
-// Rows the contiguous class takes over from the row class: a few long,
-// evenly spaced contiguous rows (a sum over the last dim of a small batch).
-// There each row is a contiguous sum of its own, with whole blocks and the
-// mid shape's finish, where the row class splits every row over many small
-// blocks that all take tickets (3 x 10^6 float32 over dim 1: 0.72x Inductor
-// on an H100, benchmarks/NOTES.md). 64 rows stay well within a graph slot's
-// counters (one a row).
-constexpr int64_t kMaxContiguousRows = 64;
-
-bool few_contiguous_rows(const ReductionPlan& plan) {
-  return plan.inner_stride == 1 && plan.reduced.ndim == 0 && plan.kept.ndim <= 1 &&
-         plan.kept.numel() <= kMaxContiguousRows;
-}
-
 template <typename InT, typename OutT>
 void launch(const at::Tensor& input, const ReductionPlan& plan, OutT* result,
             const LaunchContext& context, Workspace& workspace) {
@@ -45,13 +31,9 @@ void launch(const at::Tensor& input, const ReductionPlan& plan, OutT* result,
   const InT* data = input.const_data_ptr<InT>();
   switch (plan.kind) {
     case ReductionClass::kContiguous:
-      return launch_contiguous_sum<InT, OutT>({data, plan.numel, result}, finish, context);
+      return launch_contiguous_sum<InT, OutT>(
+          {data, plan.numel, result, plan.rows, plan.row_stride}, finish, context);
     case ReductionClass::kRows:
-      if (few_contiguous_rows(plan)) {
-        const int64_t row_stride = plan.kept.ndim == 0 ? 0 : plan.kept.strides[0];
-        return launch_contiguous_sum<InT, OutT>(
-            {data, plan.row_length, result, plan.kept.numel(), row_stride}, finish, context);
-      }
       return launch_row_sum<InT, OutT>(
           {data, plan.kept, plan.reduced, plan.row_length, plan.inner_stride, result}, finish,
           context);
