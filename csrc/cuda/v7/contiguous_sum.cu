@@ -37,25 +37,6 @@ constexpr int kOneBlockRounds = 2;
 constexpr int64_t kOneBlockMaxVectors =
     int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
 
-// Where `numel` elements from `input` split into a scalar head up to the first
-// 16-byte boundary, whole vectors, and a scalar tail. Index is int where one
-// block covers the span, int64_t otherwise.
-template <typename Index>
-struct VectorSplit {
-  int head;
-  Index num_vectors;
-  Index tail_begin;
-};
-
-template <typename Index, typename InT>
-__device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* input, Index numel) {
-  constexpr int kVec = kElementsPerVector<InT>;
-  const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
-  const int head = misalignment == 0 ? 0 : int(min(numel, Index(kVec - misalignment)));
-  const Index num_vectors = (numel - head) / kVec;
-  return {head, num_vectors, head + num_vectors * kVec};
-}
-
 // One round: the sum of vectors[thread + u * stride] for u < kLoads,
 // those below `count` (at least 1). Every thread loads all of its vectors,
 // those past `count` from the last one, so that the loads are one straight

@@ -1,5 +1,6 @@
-// Global loads for sum_v7, and the per-architecture facts its launch bounds
-// need. (The cluster hand-off, sm_90 and newer, is cluster_handoff.cuh.)
+// Global loads for sum_v7: the split of a span into vectors, 16-byte loads,
+// and the per-architecture facts its launch bounds need. (The cluster
+// hand-off, sm_90 and newer, is cluster_handoff.cuh.)
 #pragma once
 
 #include <cstdint>
@@ -78,6 +79,25 @@ __device__ __forceinline__ Vector<T> load_streaming(const Vector<T>* address) {
   Vector<T> vector;
   memcpy(&vector, &bits, sizeof(vector));
   return vector;
+}
+
+// Where `numel` elements from `input` split into a scalar head up to the first
+// 16-byte boundary, whole vectors, and a scalar tail. Index is int where one
+// block (or one warp's chunk of a row) covers the span, int64_t otherwise.
+template <typename Index>
+struct VectorSplit {
+  int head;
+  Index num_vectors;
+  Index tail_begin;
+};
+
+template <typename Index, typename InT>
+__device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* input, Index numel) {
+  constexpr int kVec = kElementsPerVector<InT>;
+  const int misalignment = int(reinterpret_cast<uintptr_t>(input) % kVectorBytes / sizeof(InT));
+  const int head = misalignment == 0 ? 0 : int(min(numel, Index(kVec - misalignment)));
+  const Index num_vectors = (numel - head) / kVec;
+  return {head, num_vectors, head + num_vectors * kVec};
 }
 
 template <typename AccT, typename T>

@@ -43,14 +43,9 @@ __device__ __forceinline__ AccT lane_chunk_sum(const InT* row, int64_t begin, in
     }
     return sum;
   }
-  constexpr int kVec = kElementsPerVector<InT>;
   const InT* chunk = row + begin;
-  const int64_t numel = end - begin;
-  const auto misalignment = reinterpret_cast<uintptr_t>(chunk) % kVectorBytes;
-  const int64_t head =
-      misalignment == 0 ? 0 : std::min<int64_t>(numel, (kVectorBytes - misalignment) / sizeof(InT));
-  const int num_vectors = int((numel - head) / kVec);
-  const int64_t tail_begin = head + int64_t(num_vectors) * kVec;
+  const int numel = int(end - begin);  // at most kChunk
+  const auto [head, num_vectors, tail_begin] = split_into_vectors(chunk, numel);
   if (lane < head) sum += static_cast<AccT>(chunk[lane]);
   if (lane < numel - tail_begin) sum += static_cast<AccT>(chunk[tail_begin + lane]);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(chunk + head);
