@@ -23,6 +23,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -30,7 +31,8 @@
 
 namespace torch_reduce::cuda::v7 {
 
-constexpr int kMaxClusterBlocks = 8;  // the portable cluster size
+constexpr int kPortableClusterBlocks = 8;  // every GPU with clusters runs these
+constexpr int kMaxClusterBlocks = 16;      // the most any runs (non-portable; an H100)
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
@@ -59,7 +61,7 @@ __device__ __forceinline__ uint32_t in_cluster_block(uint32_t address, uint32_t 
 
 // Block r's values land in block 0's values[r], up to kValues of them, from
 // clusters of up to kBlocks blocks.
-template <typename AccT, int kValues, int kBlocks = kMaxClusterBlocks>
+template <typename AccT, int kValues, int kBlocks>
 struct ClusterGather {
   uint64_t arrived;  // block 0's mbarrier: its phase ends when every value is in
   alignas(16) AccT values[kBlocks][kValues];
@@ -186,16 +188,31 @@ struct ClusterLaunch {
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
-// Whether the device runs `kKernel` (of `block` threads) in clusters shaped
-// `cluster` (kMaxClusterBlocks blocks): it has clusters (Hopper and newer),
-// the kernel's code for it was compiled for sm_90 or newer (a build for
-// older targets only, JIT-compiled from their PTX, has just the __trap()),
-// and its processor clusters hold that many of the kernel's blocks at once.
-// Asked once per device and kernel.
-template <auto kKernel>
-bool runs_in_clusters(int device, int block, dim3 cluster) {
-  static PerDeviceCache cache;  // keeps positive values: 2 for yes, 1 for no
-  return cache.get(device, [&] {
+// How the device runs `kKernel` (blocks of `block` threads) in clusters of
+// up to kMaxBlocks blocks: `blocks`, the largest such cluster it takes, and
+// `resident`, how many blocks in clusters of that size it holds at once
+// (each cluster lives in one GPC, so fewer than in one wave of single
+// blocks). Zero where it takes none: no clusters (before Hopper), the
+// kernel's code compiled for older targets (a build JIT-compiled from their
+// PTX has just the __trap()), or a partition that refuses the shape (a MIG
+// slice). Clusters over the portable 8 blocks are asked for where the
+// kernel allows them (an H100 runs 16).
+struct ClusterCapacity {
+  int blocks = 0;
+  int64_t resident = 0;
+
+  // Whether `clusters` clusters of `cluster_blocks` blocks run in one wave.
+  bool holds(int64_t cluster_blocks, int64_t clusters) const {
+    return cluster_blocks > 1 && cluster_blocks <= blocks && cluster_blocks * clusters <= resident;
+  }
+};
+
+template <auto kKernel, int kMaxBlocks>
+ClusterCapacity cluster_capacity(int device, int block) {
+  static_assert(kMaxBlocks <= kMaxClusterBlocks);
+  // One positive int a device: 1 + blocks + (kMaxBlocks + 1) * clusters.
+  static PerDeviceCache cache;
+  const int packed = cache.get(device, [&] {
     int has_clusters = 0;
     C10_CUDA_CHECK(cudaDeviceGetAttribute(&has_clusters, cudaDevAttrClusterLaunch, device));
     if (has_clusters == 0) return 1;
@@ -204,16 +221,30 @@ bool runs_in_clusters(int device, int block, dim3 cluster) {
     cudaFuncAttributes compiled{};
     C10_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kKernel));
     if (compiled.ptxVersion < 90) return 1;
-    const ClusterLaunch launch(cluster, cluster, block, nullptr);
-    int clusters = 0;
-    // A GPU partition with fewer multiprocessors a cluster than this (a MIG
-    // slice) refuses the shape: the callers then finish through L2.
-    if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
-      (void)cudaGetLastError();  // not sticky: clear it for the launch checks that follow
-      return 1;
+    // A query the partition refuses (a MIG slice) means no clusters; its
+    // error is not sticky: clear it for the launch checks that follow.
+    const auto refused = [](cudaError_t error) {
+      if (error == cudaSuccess) return false;
+      (void)cudaGetLastError();
+      return true;
+    };
+    if constexpr (kMaxBlocks > kPortableClusterBlocks) {
+      // Where refused, the size query below stays within the portable size.
+      refused(cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     }
-    return clusters > 0 ? 2 : 1;
-  }) == 2;
+    int blocks = 0;
+    const ClusterLaunch largest(dim3(kMaxBlocks), dim3(kMaxBlocks), block, nullptr);
+    if (refused(cudaOccupancyMaxPotentialClusterSize(&blocks, kKernel, &largest.config))) return 1;
+    blocks = std::min(blocks, kMaxBlocks);
+    if (blocks < 2) return 1;
+    // The caller's clusters lie along x or y; the count depends on the size.
+    int clusters = 0;
+    const ClusterLaunch launch(dim3(blocks), dim3(blocks), block, nullptr);
+    if (refused(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config))) return 1;
+    return 1 + blocks + (kMaxBlocks + 1) * clusters;
+  }) - 1;
+  const int blocks = packed % (kMaxBlocks + 1);
+  return {blocks, int64_t(blocks) * (packed / (kMaxBlocks + 1))};
 }
 
 template <auto kKernel, typename... Args>

@@ -34,6 +34,9 @@ constexpr int kUnroll = 4;
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
 // a second round of loads is one more of them.
 constexpr int64_t kMinRowsPerThread = kUnroll;
+// A thread's rows per split, at most, for which a column sum takes fewer
+// splits to finish in a cluster: 4 rounds of loads.
+constexpr int64_t kMaxClusterRowsPerThread = 4 * kUnroll;
 // The last block of a band reads the band's splits x band width partials,
 // each thread this many at most.
 constexpr int64_t kMaxPartialsPerThread = 32;
@@ -241,8 +244,16 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   }
 }
 
+// Splits a band in a cluster: as many as a GPU runs (16 on an H100), or the
+// portable 8 where the gathered column sums would take more than 16 KB of
+// block 0's shared memory (8-byte sums of 8 columns a thread).
+template <int kColumns, typename AccT>
+constexpr int kColumnClusterBlocks =
+    kMaxClusterBlocks * kMaxColumnLanes * kColumns * sizeof(AccT) <= 16384 ? kMaxClusterBlocks
+                                                                           : kPortableClusterBlocks;
+
 // A band's splits as one thread-block cluster (Hopper and newer; at most
-// kMaxClusterBlocks splits): block 0 gathers the other splits' column sums
+// kColumnClusterBlocks splits): block 0 gathers the other splits' column sums
 // in its shared memory (cluster_handoff.cuh) and adds them in split order,
 // in place of partials in L2 and the acq_rel ticket, whose release is a
 // MEMBAR.ALL.GPU in the SASS. A block per band and split; a band's cluster
@@ -254,7 +265,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
-  __shared__ ClusterGather<AccT, kMaxColumnLanes * kColumns> gather;
+  __shared__ ClusterGather<AccT, kMaxColumnLanes * kColumns, kColumnClusterBlocks<kColumns, AccT>>
+      gather;
   gather.open();
   const int column_lanes = 1 << shape.column_lanes_log2;
   const int row_lanes = kBlock >> shape.column_lanes_log2;
@@ -341,12 +353,25 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   const BandShape shape{column_lanes_log2, ceil_div(problem.inner_outputs, band_width)};
   const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
   const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
-  const int64_t splits = split_count(
-      bands, std::max<int64_t>(1, problem.reduced.numel() / (row_lanes * kMinRowsPerThread)), wave,
-      kMaxPartialsPerThread * kBlock / band_width);
+  const int64_t rows = problem.reduced.numel();
+  int64_t splits = split_count(bands, std::max<int64_t>(1, rows / (row_lanes * kMinRowsPerThread)),
+                               wave, kMaxPartialsPerThread * kBlock / band_width);
   constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns>;
-  if (splits > 1 && splits <= kMaxClusterBlocks && bands <= INT_MAX &&
-      runs_in_clusters<cluster>(context.device, kBlock, dim3(1, kMaxClusterBlocks))) {
+  const ClusterCapacity clusters =
+      cluster_capacity<cluster, kColumnClusterBlocks<kColumns, AccT>>(context.device, kBlock);
+  // A small sum (a few rounds of loads a thread) of more splits than a
+  // cluster holds: as many splits as it does, so that the band finishes in
+  // the cluster and not through L2, whose chain of round trips costs more
+  // than the extra rounds (int32 1024x1024 dim=0 on an H100: 32 splits of a
+  // round, 7.34 us; 16 of two, 6.30). Long sums keep their splits: there the
+  // finish is a small part, and fewer blocks read slower (16x2048x4096 bf16
+  // dim=(0,1), 32 splits to 16: 92.95 to 93.69 us).
+  if (splits > clusters.blocks &&
+      ceil_div(rows, clusters.blocks * int64_t(row_lanes)) <= kMaxClusterRowsPerThread &&
+      clusters.holds(clusters.blocks, bands)) {
+    splits = clusters.blocks;
+  }
+  if (bands <= INT_MAX && clusters.holds(splits, bands)) {
     const dim3 grid(static_cast<unsigned>(bands),
                     static_cast<unsigned>(splits));  // a cluster a band
     return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,

@@ -9,8 +9,9 @@
 //  - one block, of as few warps as cover the input in one or two rounds,
 //    with 32-bit indices: no second stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
-//    round a thread), finished by the last block to arrive, or, up to 8
-//    chunks on Hopper and newer, by block 0 of a thread-block cluster;
+//    round a thread), finished by the last block to arrive, or, up to the
+//    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an
+//    H100), by block 0 of a thread-block cluster;
 //  - large sizes: one wave of the same blocks, taking chunks in turn.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
@@ -213,7 +214,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     cluster_sum_kernel(ContiguousProblem<InT, OutT> problem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
-  __shared__ ClusterGather<AccT, 1> gather;
+  __shared__ ClusterGather<AccT, 1, kMaxClusterBlocks> gather;
   gather.open();
   const int64_t row = blockIdx.y;
   const auto sum = thread_share_of_row<L2Fill::k256ByteLines, kLoads>(problem, row);
@@ -254,8 +255,8 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   constexpr int kMidLoads = kMidChunkLoads<InT>;
   const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kMidLoads));
   constexpr auto cluster = cluster_sum_kernel<kMidLoads, InT, OutT>;
-  if (chunks <= kMaxClusterBlocks &&
-      runs_in_clusters<cluster>(context.device, kChunkThreads, dim3(kMaxClusterBlocks))) {
+  if (cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
+          .holds(chunks, problem.rows)) {
     const dim3 grid(static_cast<unsigned>(chunks),
                     static_cast<unsigned>(problem.rows));  // a cluster a row
     return launch_in_clusters<cluster>(grid, dim3(grid.x), kChunkThreads, context.stream, problem);
