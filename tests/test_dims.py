@@ -378,11 +378,13 @@ COLUMN_CASES = [
     ("64x300x64 float64", (64, 300, 64), torch.float64, [1], lambda x: x),
     ("2000x136 int8", (2000, 136), torch.int8, [0], lambda x: x),
     ("6000x40 int32", (6000, 40), torch.int32, [0], lambda x: x),
-    # The benchmark's small column sums: one round of loads per thread, 32 splits.
+    # The benchmark's small column sums: 32 splits of one round of loads a thread,
+    # or, where the GPU runs clusters of 16 (an H100), int32 in 16 splits of two.
     ("1024x1024 int32", (1024, 1024), torch.int32, [0], lambda x: x),
     ("64x1024x64 float32", (64, 1024, 64), torch.float32, [1], lambda x: x),
-    # 2 to 8 splits a band: a cluster a band on Hopper and newer (32-byte,
-    # 64-byte and scalar pieces of column sums, a partial last band).
+    # Up to 8 splits a band (the portable cluster size): a cluster a band on
+    # Hopper and newer (32-byte, 64-byte and scalar pieces of column sums, a
+    # partial last band).
     ("64x256x64 float32", (64, 256, 64), torch.float32, [1], lambda x: x),
     ("100x2048x64 float16", (100, 2048, 64), torch.float16, [1], lambda x: x),
     ("100x2048x64 int16", (100, 2048, 64), torch.int16, [1], lambda x: x),

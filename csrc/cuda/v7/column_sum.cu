@@ -6,8 +6,10 @@
 // few bands to fill the GPU, blocks split the rows, and the last block of
 // each band to finish sums the band's partials, on the band's own counter,
 // laid out as in the main pass: vectors of partials, split lanes in place of
-// row lanes. Covers sums over a batch, over H x W of a channels_last
-// activation, over the middle dim of a 3-D tensor.
+// row lanes. On Hopper and newer, a band whose splits fit in one
+// thread-block cluster finishes in the cluster instead (column_cluster_kernel).
+// Covers sums over a batch, over H x W of a channels_last activation, over
+// the middle dim of a 3-D tensor.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
