@@ -134,6 +134,7 @@ def run_eager_part() -> None:
 
 def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
     block = on_gpu_ending_at_allocation_end(6 * 37 * 129, torch.float32, 1).view(6, 37, 129)
+    sms = torch.cuda.get_device_properties(block.device).multi_processor_count
     tensors = {
         "6x37x129 float32, 1 element in": block,
         "6x37x129 float32 transposed": block.transpose(0, 2),
@@ -162,6 +163,18 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # A few rows of a few chunks: a cluster a row on Hopper and newer.
         "3x40001 float16": on_gpu_ending_at_allocation_end(3 * 40001, torch.float16, 0).view(
             3, 40001
+        ),
+        # Dense rows over dim -1, starting off a vector boundary: a warp a row (64
+        # rows a multiprocessor), a block a row (16).
+        "dense rows, a warp a row": on_gpu_ending_at_allocation_end(
+            64 * sms * 33, torch.float32, 1
+        ).view(64 * sms, 33),
+        "dense rows, a block a row": on_gpu_ending_at_allocation_end(
+            16 * sms * 301, torch.bfloat16, 1
+        ).view(16 * sms, 301),
+        # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
+        "1024x1024 int32": on_gpu_ending_at_allocation_end(1024 * 1024, torch.int32, 0).view(
+            1024, 1024
         ),
     }
     for name, x in tensors.items():

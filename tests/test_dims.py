@@ -379,8 +379,12 @@ COLUMN_CASES = [
     ("2000x136 int8", (2000, 136), torch.int8, [0], lambda x: x),
     ("6000x40 int32", (6000, 40), torch.int32, [0], lambda x: x),
     # The benchmark's small column sums: 32 splits of one round of loads a thread,
-    # or, where the GPU runs clusters of 16 (an H100), int32 in 16 splits of two.
+    # or, where the GPU runs clusters of 16 (an H100), 16 splits of bands narrowed
+    # to one round a thread (16 column lanes; 8 where 2048 rows need it).
     ("1024x1024 int32", (1024, 1024), torch.int32, [0], lambda x: x),
+    ("1024x1024 float32", (1024, 1024), torch.float32, [0], lambda x: x),
+    ("2048x1024 int32", (2048, 1024), torch.int32, [0], lambda x: x),
+    ("1536x1000 bfloat16", (1536, 1000), torch.bfloat16, [0], lambda x: x),
     ("64x1024x64 float32", (64, 1024, 64), torch.float32, [1], lambda x: x),
     # Up to 8 splits a band (the portable cluster size): a cluster a band on
     # Hopper and newer (32-byte, 64-byte and scalar pieces of column sums, a
@@ -442,6 +446,40 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
     torch.cuda.synchronize()
     for name, result in (("pool", on_pool), ("external", on_external), ("graph", captured)):
         assert torch.equal(result, on_default), f"{name} stream differs from the default stream"
+
+
+# Dense rows (row_sum.cu's dense_row_kernel), in rows per multiprocessor. The
+# kernel holds 8 or 9 blocks of 4 warps a multiprocessor (56-63 registers), so
+# 64 rows take a warp a row, 16-31 a block a row, and 4 the general split
+# kernel; odd lengths, sliced starts (a scalar head), rows shorter than a
+# vector, and 8-byte accumulators.
+DENSE_ROW_CASES = [
+    ("warp a row, float32, odd length", 64, 1001, torch.float32, lambda x: x),
+    ("warp a row, bfloat16, sliced", 64, 4099, torch.bfloat16, lambda x: x[:, 3:]),
+    ("warp a row, float32, 4 elements misaligned", 64, 5, torch.float32, lambda x: x[:, 1:]),
+    ("warp a row, uint8", 64, 515, torch.uint8, lambda x: x),
+    ("warp a row, float64", 64, 300, torch.float64, lambda x: x),
+    ("block a row, float32, long rows", 16, 9001, torch.float32, lambda x: x),
+    ("block a row, int32, sliced", 20, 3001, torch.int32, lambda x: x[:, 1:-1]),
+    ("block a row, float16, to float32", 24, 2500, torch.float16, lambda x: x),
+    ("the split kernel below", 4, 3000, torch.float32, lambda x: x),
+]
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("rows_per_sm", "length", "dtype", "view"),
+    [case[1:] for case in DENSE_ROW_CASES],
+    ids=[case[0] for case in DENSE_ROW_CASES],
+)
+def test_dense_rows(rows_per_sm, length, dtype, view, seed):
+    """torch.sum's result over the last dim, the same bits call after call."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    x = view(random_shaped((rows_per_sm * sms, length), dtype, "cuda"))
+    requested = torch.float32 if dtype == torch.float16 else None
+    result = SUM_V7(x, [-1], dtype=requested)
+    assert_matches_torch(result, x, [-1], False, requested, message=f"seed={seed}")
+    assert torch.equal(SUM_V7(x, [-1], dtype=requested), result)
 
 
 @pytest.mark.large

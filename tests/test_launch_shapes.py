@@ -152,6 +152,19 @@ def test_a_column_sum_of_a_few_splits_is_a_cluster_a_band(tmp_path):
 
 
 @requires_cuda
+@pytest.mark.parametrize(("rows_per_sm", "grid_per_sm"), [(64, 8), (16, 16)])
+def test_dense_rows_take_a_warp_or_a_block_a_row(rows_per_sm, grid_per_sm, tmp_path):
+    """Contiguous rows summed over the last dim: with a row for every warp of a wave
+    (8 or 9 blocks of 4 warps a multiprocessor at 56 registers), 4-warp blocks of a
+    row a warp, 2 rows each at 64 rows a multiprocessor; with fewer, a block a row."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    x = torch.randn(rows_per_sm * sms, 1000, device="cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
+    assert len(kernels) == 1 and "dense_row_kernel" in kernels[0][0], kernels
+    assert kernels[0][1][0] == grid_per_sm * sms and kernels[0][2][0] == 128, kernels
+
+
+@requires_cuda
 @pytest.mark.parametrize(
     ("rows", "kernels"),
     [(3, ("contiguous_sum_kernel", "cluster_sum_kernel")), (65, ("row_sum",))],

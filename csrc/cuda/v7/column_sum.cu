@@ -27,7 +27,8 @@ namespace torch_reduce::cuda::v7 {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr int kMaxColumnLanes = 32;  // a band is at most a warp of column vectors
+constexpr int kMaxColumnLanes = 32;     // a band is at most a warp of column vectors
+constexpr int kMinColumnLanesLog2 = 3;  // the narrowest band a small sum takes: 8 lanes
 // Strided offsets need more than 32 registers; 64 leaves half the threads
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
@@ -339,6 +340,21 @@ __global__ void __launch_bounds__(kBlock)
       result + (band / shape.bands_per_outer) * inner_outputs + band_column, scratch);
 }
 
+// Bands of 2^column_lanes_log2 column lanes over `problem`'s columns.
+struct Bands {
+  BandShape shape;
+  int row_lanes;
+  int width;  // columns
+  int64_t count;
+};
+
+template <int kColumns, typename InT, typename OutT>
+Bands bands_of(const ColumnProblem<InT, OutT>& problem, int column_lanes_log2) {
+  const int width = (1 << column_lanes_log2) * kColumns;
+  const BandShape shape{column_lanes_log2, ceil_div(problem.inner_outputs, int64_t(width))};
+  return {shape, kBlock >> column_lanes_log2, width, problem.outer.numel() * shape.bands_per_outer};
+}
+
 template <typename InT, typename OutT, int kColumns>
 void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context) {
@@ -350,14 +366,12 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
          (int64_t(1) << column_lanes_log2) < vector_columns) {
     ++column_lanes_log2;
   }
-  const int row_lanes = kBlock >> column_lanes_log2;
-  const int band_width = (1 << column_lanes_log2) * kColumns;
-  const BandShape shape{column_lanes_log2, ceil_div(problem.inner_outputs, band_width)};
-  const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
+  Bands bands = bands_of<kColumns>(problem, column_lanes_log2);
   const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const int64_t rows = problem.reduced.numel();
-  int64_t splits = split_count(bands, std::max<int64_t>(1, rows / (row_lanes * kMinRowsPerThread)),
-                               wave, kMaxPartialsPerThread * kBlock / band_width);
+  int64_t splits =
+      split_count(bands.count, std::max<int64_t>(1, rows / (bands.row_lanes * kMinRowsPerThread)),
+                  wave, kMaxPartialsPerThread * kBlock / bands.width);
   constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks<kColumns, AccT>>(context.device, kBlock);
@@ -369,24 +383,36 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   // finish is a small part, and fewer blocks read slower (16x2048x4096 bf16
   // dim=(0,1), 32 splits to 16: 92.95 to 93.69 us).
   if (splits > clusters.blocks &&
-      ceil_div(rows, clusters.blocks * int64_t(row_lanes)) <= kMaxClusterRowsPerThread &&
-      clusters.holds(clusters.blocks, bands)) {
+      ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <= kMaxClusterRowsPerThread &&
+      clusters.holds(clusters.blocks, bands.count)) {
     splits = clusters.blocks;
+    // Then narrower bands, down to 8 column lanes (row spans of 128 bytes
+    // or more), while a thread has more than one round of rows and the
+    // clusters still fit: twice the blocks, half the rounds (the same int32
+    // sum: 8 bands of two rounds a thread, 6.3 us; 16 bands of one, 5.9).
+    while (column_lanes_log2 > kMinColumnLanesLog2 &&
+           ceil_div(rows, splits * int64_t(bands.row_lanes)) > kUnroll) {
+      const Bands narrower = bands_of<kColumns>(problem, column_lanes_log2 - 1);
+      if (!clusters.holds(splits, narrower.count)) break;
+      bands = narrower;
+      --column_lanes_log2;
+    }
   }
-  if (bands <= INT_MAX && clusters.holds(splits, bands)) {
-    const dim3 grid(static_cast<unsigned>(bands),
+  if (bands.count <= INT_MAX && clusters.holds(splits, bands.count)) {
+    const dim3 grid(static_cast<unsigned>(bands.count),
                     static_cast<unsigned>(splits));  // a cluster a band
     return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,
-                                       shape);
+                                       bands.shape);
   }
-  AccT* partials = splits > 1 ? finish.partials_for(bands * splits * band_width) : nullptr;
-  unsigned int* counters = splits > 1 && bands <= finish.counter_count ? finish.counter : nullptr;
-  const dim3 grid(std::min<int64_t>(bands, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(problem, shape, partials, counters);
+  AccT* partials = splits > 1 ? finish.partials_for(bands.count * splits * bands.width) : nullptr;
+  unsigned int* counters =
+      splits > 1 && bands.count <= finish.counter_count ? finish.counter : nullptr;
+  const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
+  kernel<<<grid, kBlock, 0, context.stream>>>(problem, bands.shape, partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
-    column_partials_kernel<kColumns, AccT, OutT><<<bands, kBlock, 0, context.stream>>>(
-        partials, splits, shape, problem.inner_outputs, problem.result);
+    column_partials_kernel<kColumns, AccT, OutT><<<bands.count, kBlock, 0, context.stream>>>(
+        partials, splits, bands.shape, problem.inner_outputs, problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
   }
 }

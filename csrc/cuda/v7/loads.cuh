@@ -108,6 +108,27 @@ __device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
   return sum;
 }
 
+// One round: the sum of vectors[thread + u * stride] for u < kLoads,
+// those below `count` (at least 1). Every thread loads all of its vectors,
+// those past `count` from the last one, so that the loads are one straight
+// run: predicated loads let nvcc 13 start summing the first before issuing the
+// last (two memory latencies instead of one, at fp32).
+template <typename AccT, L2Fill kFill, int kLoads, typename InT>
+__device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count, int thread,
+                                          int stride) {
+  Vector<InT> batch[kLoads];
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) {
+    batch[u] = load_streaming<kFill>(vectors + min(thread + u * stride, count - 1));
+  }
+  AccT sum = AccT(0);
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) {
+    if (thread + u * stride < count) sum += vector_sum<AccT>(batch[u]);
+  }
+  return sum;
+}
+
 // A partial written by another block of the same kernel: read from L2, where
 // the writer's release put it (L1 is not coherent across multiprocessors).
 template <typename T>
