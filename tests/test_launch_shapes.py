@@ -92,9 +92,9 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
     [
         (torch.float32, 2**18, 32),
         (torch.float32, 2**18 + 1, 33),
-        (torch.bfloat16, 2**18, 32),
+        (torch.bfloat16, 2**19, 64),
         (torch.bfloat16, 2**18 + 1, 33),
-        (torch.int8, 2**19, 32),
+        (torch.int8, 2**19 + 1, 33),
     ],
     ids=str,
 )
@@ -135,6 +135,22 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
         expected = ("contiguous_sum_kernel",)
     assert len(kernels) == 1 and any(name in kernels[0][0] for name in expected), kernels
     assert (kernels[0][1], kernels[0][2]) == ([blocks, 1, 1], [512, 1, 1]), kernels
+    assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={numel}")
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("dtype", "numel"), [(torch.bfloat16, 2**18), (torch.float16, 2**18 - 9), (torch.int8, 2**19)]
+)
+def test_chunks_of_4_loads_where_they_fit_one_cluster_and_2_do_not(dtype, numel, tmp_path):
+    """16- and 8-bit mid sums take chunks of 2 loads a thread, unless those are more
+    than a cluster holds and chunks of 4 are not: on an sm_90 GPU (clusters of 16),
+    2^18 bfloat16 elements are one cluster of 16 chunks of 4, not 32 chunks of 2."""
+    x = random_tensor(numel, dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    if torch.cuda.get_device_capability(x.device) == (9, 0):
+        assert len(kernels) == 1 and "cluster_sum_kernel<4" in kernels[0][0], kernels
+        assert (kernels[0][1], kernels[0][2]) == ([16, 1, 1], [512, 1, 1]), kernels
     assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={numel}")
 
 

@@ -131,8 +131,10 @@ constexpr int kChunkThreads = 512;
 
 // Loads a thread in the mid sizes' chunks: 2 where a vector holds 8 or more
 // elements, whose conversions and adds hold a thread's block sum back behind
-// its last load; twice the blocks then finish sooner (bf16 2^18 on an H100:
-// 3.22 us against 3.62). fp32 gains nothing from it (benchmarks/NOTES.md).
+// its last load; twice the blocks then finish sooner (bf16 2^18 on an H100,
+// finished through L2: 3.22 us against 3.62). fp32 gains nothing from it
+// (benchmarks/NOTES.md). Where only chunks of 4 fit one cluster, they are
+// taken (launch_contiguous_sum).
 template <typename InT>
 constexpr int kMidChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 
@@ -228,6 +230,24 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 #endif
 }
 
+// Each row as one thread-block cluster of chunks of kLoads vectors a thread,
+// where the GPU runs clusters of that many blocks in one wave; false
+// otherwise.
+template <int kLoads, typename InT, typename OutT>
+bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
+                           const LaunchContext& context) {
+  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kLoads));
+  constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT>;
+  if (!cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
+           .holds(chunks, problem.rows)) {
+    return false;
+  }
+  const dim3 grid(static_cast<unsigned>(chunks),
+                  static_cast<unsigned>(problem.rows));  // a cluster a row
+  launch_in_clusters<cluster>(grid, dim3(grid.x), kChunkThreads, context.stream, problem);
+  return true;
+}
+
 }  // namespace
 
 template <typename InT, typename OutT>
@@ -240,14 +260,15 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     return launch_one_block<kLoadsPerRound>(problem, vectors, context);
   }
   constexpr int kMidLoads = kMidChunkLoads<InT>;
-  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kMidLoads));
-  constexpr auto cluster = cluster_sum_kernel<kMidLoads, InT, OutT>;
-  if (cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
-          .holds(chunks, problem.rows)) {
-    const dim3 grid(static_cast<unsigned>(chunks),
-                    static_cast<unsigned>(problem.rows));  // a cluster a row
-    return launch_in_clusters<cluster>(grid, dim3(grid.x), kChunkThreads, context.stream, problem);
+  if (launch_in_one_cluster<kMidLoads>(problem, vectors, context)) return;
+  // Chunks of 2 loads a thread too many for a cluster, of kLoadsPerRound few
+  // enough (16-bit types up to 2^18 elements): the cluster finish saves more
+  // than the wider chunks cost (bf16 2^18 on an H100: 2.87 us, against 3.24
+  // for 32 chunks of 2 loads finished through mailboxes; benchmarks/NOTES.md).
+  if constexpr (kMidLoads != kLoadsPerRound) {
+    if (launch_in_one_cluster<kLoadsPerRound>(problem, vectors, context)) return;
   }
+  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kMidLoads));
   constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kMidLoads, InT, OutT>;
   if (chunks * problem.rows < one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
     return launch_split<mid>(problem, finish, context, chunks);
