@@ -184,6 +184,26 @@ __device__ __forceinline__ void sum_rows(const InT* base, int64_t first_row, int
   }
 }
 
+// sum_rows over the rows of `reduced` from first_row: with one coalesced
+// reduced dim (almost every model's layout), a multiply per row instead of
+// the general offset's chain of divisions.
+template <typename InT, int kColumns, typename AccT>
+__device__ __forceinline__ void sum_reduced_rows(const InT* base, int64_t first_row,
+                                                 int64_t row_end, int row_lanes,
+                                                 const StridedIndex& reduced,
+                                                 AccT (&sums)[kColumns]) {
+  if (reduced.ndim == 1) {
+    const int64_t row_stride = reduced.strides[0];
+    sum_rows(
+        base, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
+        sums);
+  } else {
+    sum_rows(
+        base, first_row, row_end, row_lanes, [&reduced](int64_t r) { return reduced.offset(r); },
+        sums);
+  }
+}
+
 template <typename InT, typename OutT, int kColumns>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
     column_sum_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, acc_t<InT>* partials,
@@ -208,20 +228,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
     if (has_column) {
-      const InT* base = problem.input + problem.outer.offset(outer) + column;
-      const int64_t first_row = rows * blockIdx.y / splits + row_lane;
-      // One coalesced reduced dim (almost every model's layout): a multiply per
-      // row instead of the general offset's chain of divisions.
-      if (problem.reduced.ndim == 1) {
-        const int64_t row_stride = problem.reduced.strides[0];
-        sum_rows(
-            base, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
-            sums);
-      } else {
-        sum_rows(
-            base, first_row, row_end, row_lanes,
-            [&problem](int64_t r) { return problem.reduced.offset(r); }, sums);
-      }
+      sum_reduced_rows(problem.input + problem.outer.offset(outer) + column,
+                       rows * blockIdx.y / splits + row_lane, row_end, row_lanes, problem.reduced,
+                       sums);
     }
     // Row lane 0 ends with the block's sums.
     sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);
@@ -286,19 +295,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 #pragma unroll
   for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
   if (has_column) {
-    const InT* base = problem.input + problem.outer.offset(outer) + column;
-    const int64_t first_row = rows * blockIdx.y / splits + row_lane;
-    const int64_t row_end = rows * (blockIdx.y + 1) / splits;
-    if (problem.reduced.ndim == 1) {
-      const int64_t row_stride = problem.reduced.strides[0];
-      sum_rows(
-          base, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
-          sums);
-    } else {
-      sum_rows(
-          base, first_row, row_end, row_lanes,
-          [&problem](int64_t r) { return problem.reduced.offset(r); }, sums);
-    }
+    sum_reduced_rows(problem.input + problem.outer.offset(outer) + column,
+                     rows * blockIdx.y / splits + row_lane, rows * (blockIdx.y + 1) / splits,
+                     row_lanes, problem.reduced, sums);
   }
   sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);  // row lane 0 ends with them
   gather.wait_until_open();
