@@ -118,6 +118,52 @@ def test_layouts(device, dtype, keepdim, seed):
             assert_matches_torch(result, x, dim, keepdim, message=f"{layout} seed={seed}")
 
 
+def repeated(dtype, device):
+    """Expanded views whose stride-0 dims sum as their count times one stored
+    slice: one repeated dim, two of them around a real one, and a repeated
+    dim inside a real one's rows."""
+    return {
+        "rows of one row": random_shaped((1, 300), dtype, device).expand(7, 300),
+        "two repeated dims": random_shaped((1, 5, 1, 33), dtype, device).expand(6, 5, 4, 33),
+        "repeated inner dim": random_shaped((9, 1), dtype, device).expand(9, 257),
+    }
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("device", DEVICES)
+def test_repeated_dims(device, dtype, keepdim, seed):
+    for name, x in repeated(dtype, device).items():
+        for dim in dims_for(x.dim()):
+            result = SUM_V7(x, dim, keepdim)
+            assert_matches_torch(result, x, dim, keepdim, message=f"{name} seed={seed}")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_repeated_dims_keep_torch_sum_semantics(device, seed):
+    """The repeats multiply the slice's sum before the result is rounded or
+    wrapped, so overflow, NaN, integer wrap-around and dtype= come out as
+    torch.sum's of every repeat."""
+    # float16: the slice sums to < 65504, its 16 repeats to more: inf.
+    slice_ = (torch.rand(1, 64, device=device) * 20 + 100).half()
+    assert torch.isinf(SUM_V7(slice_.expand(16, 64))).item()
+    assert torch.equal(SUM_V7(slice_.expand(16, 64), 0), torch.sum(slice_.expand(16, 64), 0))
+    with_nan = random_shaped((1, 40), torch.float32, device)
+    with_nan[0, 7] = float("nan")
+    assert torch.isnan(SUM_V7(with_nan.expand(3, 40))).item()
+    # int64: 8 repeats of 2^62-sized values wrap as their sum does.
+    big = torch.randint(2**61, 2**62, (1, 9), dtype=torch.int64, device=device)
+    assert torch.equal(SUM_V7(big.expand(8, 9)).cpu(), big.expand(8, 9).cpu().sum())
+    narrow = torch.randint(-(2**30), 2**30, (1, 17), dtype=torch.int32, device=device)
+    wide = narrow.expand(5, 17)
+    expected = wide.cpu().sum(0, dtype=torch.int16)
+    assert torch.equal(SUM_V7(wide, 0, dtype=torch.int16).cpu(), expected), f"seed={seed}"
+    bf16 = random_shaped((1, 3, 50), torch.bfloat16, device).expand(4, 3, 50)
+    assert_matches_torch(
+        SUM_V7(bf16, (0, 2), dtype=torch.float32), bf16, (0, 2), False, torch.float32
+    )
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_transposed_matrix(device, seed):
     """A 2-D transpose turns a row sum into a column sum and back."""

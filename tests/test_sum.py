@@ -186,7 +186,9 @@ def test_more_than_2_31_elements(version, seed):
 @requires_cuda
 def test_strided_views_of_more_than_2_31_elements(seed):
     """sum_v7 reads each view in place; int8 sums are exact, so an index that
-    wraps at 2**31 in the dense, row-strided or expanded path shows as a wrong number."""
+    wraps at 2**31 in the dense, row-strided or expanded path shows as a wrong number.
+    The full sum of the expanded view is its row's sum times the rows; its sum
+    over dim 1 reads the row once per output, over 2**31 elements."""
     rows, cols = 2**15 + 1, 2**16 + 64  # 2.15e9 elements, just past 2**31
     skip_unless_free(2 * rows * cols)
     x = torch.randint(-128, 128, (rows, cols), dtype=torch.int8, device="cuda")
@@ -201,6 +203,8 @@ def test_strided_views_of_more_than_2_31_elements(seed):
     row = x[:1]
     expanded = row.expand(rows, cols)
     assert op(7)(expanded).item() == rows * exact(row)
+    per_row = op(7)(expanded, [1])
+    assert torch.equal(per_row, torch.full_like(per_row, exact(row)))
 
 
 @pytest.mark.large

@@ -7,6 +7,7 @@
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "../sum_common.h"
@@ -37,6 +38,18 @@ acc_t<InT> two_stage_sum(const InT* data, int64_t numel) {
   AccT total = AccT(0);
   for (const AccT partial : partials) total += partial;
   return total;
+}
+
+// The sum of `repeats` copies of a slice that sums to `sum`
+// (without_repeated_dims), in the accumulator: integers wrap as the repeated
+// additions would.
+template <typename AccT>
+AccT times_repeats(AccT sum, int64_t repeats) {
+  if constexpr (std::is_integral_v<AccT>) {
+    return static_cast<AccT>(static_cast<uint64_t>(sum) * static_cast<uint64_t>(repeats));
+  } else {
+    return sum * static_cast<AccT>(repeats);
+  }
 }
 
 // Calls fn(TypeTag<InT>{}, TypeTag<OutT>{}) for a sum of `compute_dtype`
@@ -87,12 +100,15 @@ at::Tensor sum_v7_cpu(const at::Tensor& self, std::optional<at::ScalarType> dtyp
   const at::ScalarType out_dtype = sum_result_dtype(self.scalar_type(), dtype, op);
   const at::ScalarType compute_dtype = sum_compute_dtype(self.scalar_type(), dtype);
   at::Tensor result = at::empty({}, self.options().dtype(out_dtype));
+  int64_t repeats = 1;
+  const at::Tensor slices =
+      without_repeated_dims(self, reduced_dims(self.dim(), std::nullopt, op), repeats);
   dispatch_sum_types(compute_dtype, out_dtype, op, [&](auto in_tag, auto out_tag) {
     using InT = typename decltype(in_tag)::type;
     using OutT = typename decltype(out_tag)::type;
-    const at::Tensor input = contiguous_as(self, compute_dtype);
-    *result.mutable_data_ptr<OutT>() =
-        static_cast<OutT>(two_stage_sum(input.const_data_ptr<InT>(), input.numel()));
+    const at::Tensor input = contiguous_as(slices, compute_dtype);
+    *result.mutable_data_ptr<OutT>() = static_cast<OutT>(
+        times_repeats(two_stage_sum(input.const_data_ptr<InT>(), input.numel()), repeats));
   });
   return result;
 }
@@ -109,6 +125,8 @@ at::Tensor sum_v7_dims_cpu(const at::Tensor& self, at::OptionalIntArrayRef dim, 
   const DimMask mask = reduced_dims(self.dim(), dim, op);
   at::Tensor result =
       at::empty(reduced_sizes(self.sizes(), mask, keepdim), self.options().dtype(out_dtype));
+  int64_t repeats = 1;
+  const at::Tensor slices = without_repeated_dims(self, mask, repeats);
 
   std::vector<int64_t> kept_then_reduced;
   int64_t row_length = 1;
@@ -118,7 +136,7 @@ at::Tensor sum_v7_dims_cpu(const at::Tensor& self, at::OptionalIntArrayRef dim, 
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (mask.test(d)) {
       kept_then_reduced.push_back(d);
-      row_length *= self.size(d);
+      row_length *= slices.size(d);
     }
   }
   const int64_t num_outputs = result.numel();
@@ -127,7 +145,7 @@ at::Tensor sum_v7_dims_cpu(const at::Tensor& self, at::OptionalIntArrayRef dim, 
   dispatch_sum_types(compute_dtype, out_dtype, op, [&](auto in_tag, auto out_tag) {
     using InT = typename decltype(in_tag)::type;
     using OutT = typename decltype(out_tag)::type;
-    const at::Tensor rows = contiguous_as(self.permute(kept_then_reduced), compute_dtype);
+    const at::Tensor rows = contiguous_as(slices.permute(kept_then_reduced), compute_dtype);
     const InT* data = rows.const_data_ptr<InT>();
     OutT* out = result.mutable_data_ptr<OutT>();
     // Enough outputs per task that short rows do not drown in scheduling.
@@ -135,7 +153,8 @@ at::Tensor sum_v7_dims_cpu(const at::Tensor& self, at::OptionalIntArrayRef dim, 
         std::max<int64_t>(1, kElementsPerBlock / std::max<int64_t>(row_length, 1));
     at::parallel_for(0, num_outputs, grain, [&](int64_t first, int64_t last) {
       for (int64_t row = first; row < last; ++row) {
-        out[row] = static_cast<OutT>(two_stage_sum(data + row * row_length, row_length));
+        out[row] = static_cast<OutT>(
+            times_repeats(two_stage_sum(data + row * row_length, row_length), repeats));
       }
     });
   });

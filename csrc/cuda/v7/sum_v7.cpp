@@ -98,6 +98,9 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
   // Kernels read storage as it is: a view with a pending negation (the
   // imaginary part of a conjugate) is resolved first.
   at::Tensor input = self.is_neg() ? self.resolve_neg() : self;
+  // Before any conversion, which would write out every repeat.
+  int64_t repeats = 1;
+  input = without_repeated_dims(input, reduced, repeats);
   if (out_dtype != sum_result_dtype(self.scalar_type(), std::nullopt, op()) &&
       !widens_16bit_to_float) {
     input = input.to(out_dtype);
@@ -114,9 +117,15 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
     TORCH_INTERNAL_ASSERT(plan, op(), ": a contiguous tensor must coalesce");
   }
   // Integer sums run in int64 and wrap into a narrower requested dtype, as
-  // torch.sum's do.
+  // torch.sum's do (a multiply by the repeats wraps as their sum would).
+  // 16-bit float sums leave the kernels in float32 when asked for, or when
+  // the repeats still multiply them: rounded to 16 bits once, at the end.
+  const bool input_16bit =
+      input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16;
   const at::ScalarType kernel_dtype =
-      at::isIntegralType(out_dtype, /*includeBool=*/true) ? at::kLong : out_dtype;
+      at::isIntegralType(out_dtype, /*includeBool=*/true)      ? at::kLong
+      : input_16bit && (widens_16bit_to_float || repeats > 1) ? at::kFloat
+                                                                : out_dtype;
   at::Tensor result = result_for(input, *plan, reduced, keepdim, kernel_dtype);
 
   const c10::DeviceIndex device = self.device().index();
@@ -127,7 +136,7 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
   dispatch_input_dtype(input.scalar_type(), op(), [&](auto tag) {
     using InT = typename decltype(tag)::type;
     if constexpr (std::is_same_v<InT, c10::Half> || std::is_same_v<InT, c10::BFloat16>) {
-      if (widens_16bit_to_float) {
+      if (kernel_dtype == at::kFloat) {
         return launch<InT, float>(input, *plan, result.mutable_data_ptr<float>(), context,
                                   workspace);
       }
@@ -135,6 +144,7 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
     launch<InT, result_t<InT>>(input, *plan, result.mutable_data_ptr<result_t<InT>>(), context,
                                workspace);
   });
+  if (repeats > 1) result.mul_(repeats);
   // Contiguous, as the CPU and fake kernels' results are (torch.compile plans
   // with the fake one's strides): a copy only when the kept dims lie permuted
   // in memory.
