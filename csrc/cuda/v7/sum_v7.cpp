@@ -120,12 +120,11 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
   // torch.sum's do (a multiply by the repeats wraps as their sum would).
   // 16-bit float sums leave the kernels in float32 when asked for, or when
   // the repeats still multiply them: rounded to 16 bits once, at the end.
-  const bool input_16bit =
-      input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16;
+  const bool input_16bit = input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16;
   const at::ScalarType kernel_dtype =
-      at::isIntegralType(out_dtype, /*includeBool=*/true)      ? at::kLong
+      at::isIntegralType(out_dtype, /*includeBool=*/true)     ? at::kLong
       : input_16bit && (widens_16bit_to_float || repeats > 1) ? at::kFloat
-                                                                : out_dtype;
+                                                              : out_dtype;
   at::Tensor result = result_for(input, *plan, reduced, keepdim, kernel_dtype);
 
   const c10::DeviceIndex device = self.device().index();
