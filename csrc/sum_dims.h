@@ -92,17 +92,28 @@ inline c10::DimVector reduced_sizes(at::IntArrayRef sizes, const DimMask& mask, 
 // x[0:1].expand(8192, 8192) float32, where Inductor's loads of the one stored
 // row hit in cache (5.9 us, H100), and the CPU's blocked sum of repeats of
 // one value loses more than a tree does (benchmarks/NOTES.md).
-inline at::Tensor without_repeated_dims(const at::Tensor& self, const DimMask& reduced,
-                                        int64_t& repeats) {
+template <typename IsReduced>
+at::Tensor without_repeated_dims_if(const at::Tensor& self, const IsReduced& is_reduced,
+                                    int64_t& repeats) {
   repeats = 1;
   c10::DimVector sizes(self.sizes().begin(), self.sizes().end());
   for (int64_t d = 0; d < self.dim(); ++d) {
-    if (reduced.test(d) && self.stride(d) == 0 && sizes[d] > 1) {
+    if (is_reduced(d) && self.stride(d) == 0 && sizes[d] > 1) {
       repeats *= sizes[d];
       sizes[d] = 1;
     }
   }
   return repeats == 1 ? self : self.as_strided(sizes, self.strides(), self.storage_offset());
+}
+
+inline at::Tensor without_repeated_dims(const at::Tensor& self, const DimMask& reduced,
+                                        int64_t& repeats) {
+  return without_repeated_dims_if(self, [&](int64_t d) { return reduced.test(d); }, repeats);
+}
+
+// A full sum: every dim is reduced, whatever their number (no DimMask limit).
+inline at::Tensor without_repeated_dims(const at::Tensor& self, int64_t& repeats) {
+  return without_repeated_dims_if(self, [](int64_t) { return true; }, repeats);
 }
 
 }  // namespace torch_reduce

@@ -182,6 +182,14 @@ def test_more_than_2_31_elements(version, seed):
     assert op(version)(x[1:]).item() == expected - x[0].item()
 
 
+def test_cpu_full_sum_of_more_than_64_dims(seed):
+    """The CPU full sum takes any number of dims (the repeats' check too)."""
+    x = torch.randn([1] * 64 + [3]).expand([2] * 10 + [1] * 54 + [3])
+    assert x.dim() == 65
+    assert torch.allclose(op(7)(x), x[(0,) * 64].sum() * 2**10, rtol=1e-6)
+    assert torch.allclose(op(7)(x.contiguous()), x.sum(), rtol=1e-5)
+
+
 @pytest.mark.large
 @requires_cuda
 def test_strided_views_of_more_than_2_31_elements(seed):

@@ -101,8 +101,7 @@ at::Tensor sum_v7_cpu(const at::Tensor& self, std::optional<at::ScalarType> dtyp
   const at::ScalarType compute_dtype = sum_compute_dtype(self.scalar_type(), dtype);
   at::Tensor result = at::empty({}, self.options().dtype(out_dtype));
   int64_t repeats = 1;
-  const at::Tensor slices =
-      without_repeated_dims(self, reduced_dims(self.dim(), std::nullopt, op), repeats);
+  const at::Tensor slices = without_repeated_dims(self, repeats);
   dispatch_sum_types(compute_dtype, out_dtype, op, [&](auto in_tag, auto out_tag) {
     using InT = typename decltype(in_tag)::type;
     using OutT = typename decltype(out_tag)::type;
