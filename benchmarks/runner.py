@@ -16,8 +16,9 @@ from benchmarks.inputs import Case, Inputs, build_inputs, dtype_name
 from benchmarks.peers import PEERS, ROOFLINE, TORCH_SUM, SumFn
 from benchmarks.timing import Timing
 
-# Times fn on the case's inputs (the scenario decides how).
-TimeFn = Callable[[SumFn, Inputs, Case, str], Timing]
+# Times each checked peer's fn (by peer name) on the case's inputs; the
+# scenario decides how, and whether the peers take turns.
+TimeFn = Callable[[dict[str, SumFn], Inputs, Case], dict[str, Timing]]
 
 
 @dataclasses.dataclass
@@ -69,25 +70,33 @@ def run_case(
         return [row(TORCH_SUM, "skipped", inputs)]
     ref = check.reference(x, case.dims, case.keepdim)
     ladder_applies = with_ladder and case.dims is None and case.dtype == torch.float32
-    rows = []
+    # Every peer is checked (and warmed up) before any is timed, so that the
+    # scenario can time them in turns.
+    rows: dict[str, Row | None] = {}
+    fns: dict[str, SumFn] = {}
+    first_call_s: dict[str, float] = {}
     for peer in PEERS:
         if peer.name not in ctx.peers or (peer.ladder and not ladder_applies):
             continue
         reason = peer.declines(case, x)
         if reason is not None:
-            rows.append(row(peer.name, "skipped", reason))
+            rows[peer.name] = row(peer.name, "skipped", reason)
             continue
         fn = peer.build(case)
         started = time.perf_counter()
         problem = check_call(fn, x, ref)  # also the warm-up (and Inductor's compile)
-        first_call_s = time.perf_counter() - started
+        first_call_s[peer.name] = time.perf_counter() - started
         if problem is not None:
-            rows.append(row(peer.name, "WRONG", problem))
+            rows[peer.name] = row(peer.name, "WRONG", problem)
             continue
-        timing = time_fn(fn, inputs, case, peer.name)
-        extra = {"first_call_s": first_call_s, **timing.extra}
-        rows.append(row(peer.name, "ok", None, median_us=timing.median_us, min_us=timing.min_us,
-                        max_us=timing.max_us, extra=extra))  # fmt: skip
+        rows[peer.name] = None  # timed below, listed in the peers' order
+        fns[peer.name] = fn
+    timings = time_fn(fns, inputs, case) if fns else {}
+    for name, timing in timings.items():
+        extra = {"first_call_s": first_call_s[name], **timing.extra}
+        rows[name] = row(name, "ok", None, median_us=timing.median_us, min_us=timing.min_us,
+                         max_us=timing.max_us, extra=extra)  # fmt: skip
+    rows = [r for r in rows.values() if r is not None]
     if ROOFLINE in ctx.peers:
         rows.append(roofline_row(ctx, case, nbytes, row))
     fill_derived(rows)

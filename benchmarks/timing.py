@@ -4,6 +4,7 @@
   rotating buffers (what a model running eagerly sees; host-bound for small inputs);
 - graph: N calls captured into one CUDA graph and replayed; device time per
   call from CUDA events around each replay (the host is out of the picture);
+  the peers of a case replay their graphs in turns;
 - host cost: the eager time per call on a 1K-element input, where the host side
   (Python, dispatch, launch) and not the data dominates.
 """
@@ -81,8 +82,8 @@ def host_costs(
     return {name: Timing.of(times) for name, times in samples.items()}
 
 
-def graph(step: Callable[[int], Any], calls: int, replays: int) -> Timing:
-    """Device time per call of step(0) .. step(calls - 1) captured in one CUDA graph.
+def capture(step: Callable[[int], Any], calls: int) -> torch.cuda.CUDAGraph:
+    """step(0) .. step(calls - 1) captured in one CUDA graph, uploaded.
 
     step has run at least once before (the correctness check). It runs once
     more on a side stream before capture, as PyTorch asks; the first replay
@@ -99,13 +100,42 @@ def graph(step: Callable[[int], Any], calls: int, replays: int) -> Timing:
         for i in range(calls):
             step(i)
     cuda_graph.replay()
+    return cuda_graph
+
+
+def replay_us_per_call(cuda_graph: torch.cuda.CUDAGraph, calls: int) -> float:
+    """CUDA-event time of one replay, per captured call."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    samples = []
-    for _ in range(replays):
-        start.record()
-        cuda_graph.replay()
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) * 1e3 / calls)  # ms per replay -> us per call
-    del cuda_graph
-    return Timing.of(samples, calls_per_graph=calls)
+    start.record()
+    cuda_graph.replay()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3 / calls  # ms per replay -> us per call
+
+
+def graphs(steps: dict[str, Callable[[int], Any]], calls: int, replays: int) -> dict[str, Timing]:
+    """Device time per call of each step(0) .. step(calls - 1), one CUDA graph each.
+
+    The graphs take turns: each of `replays` rounds replays every graph once,
+    starting one further along each round. A state of the GPU that changes
+    between replays (the same one-block kernel at 1.40 or 1.65 us per call in
+    two rounds of one process, benchmarks/NOTES.md session 11) then reaches
+    every peer alike instead of deciding which one wins.
+    """
+    captured = {name: capture(step, calls) for name, step in steps.items()}
+    samples: dict[str, list[float]] = {name: [] for name in captured}
+    for turn in range(replays):
+        for name in round_order(list(captured), turn):
+            samples[name].append(replay_us_per_call(captured[name], calls))
+    return {name: Timing.of(times, calls_per_graph=calls) for name, times in samples.items()}
+
+
+def round_order(names: list[str], turn: int) -> list[str]:
+    """The order of round `turn`: every name once, starting `turn` names along."""
+    first = turn % len(names)
+    return names[first:] + names[:first]
+
+
+def graph(step: Callable[[int], Any], calls: int, replays: int) -> Timing:
+    """Device time per call of step(0) .. step(calls - 1) captured in one CUDA graph."""
+    return graphs({"step": step}, calls, replays)["step"]

@@ -85,6 +85,14 @@ def eager_inputs() -> dict[str, torch.Tensor]:
     grid = on_gpu_ending_at_allocation_end(37 * 129, torch.float32, 0).view(37, 129)
     cube = on_gpu_ending_at_allocation_end(5 * 7 * 33, torch.bfloat16, 0).view(5, 7, 33)
     image = on_gpu_ending_at_allocation_end(2 * 3 * 5 * 7, torch.float16, 0).view(2, 3, 5, 7)
+    sms = torch.cuda.get_device_properties(grid.device).multi_processor_count
+
+    def row_slice(rows: int, cols: int, dtype: torch.dtype) -> torch.Tensor:
+        """Every other row, less its first element, of a (2 * rows) x cols matrix: rows
+        one stride apart, off a vector boundary, the last one ending the allocation."""
+        matrix = on_gpu_ending_at_allocation_end(2 * rows * cols, dtype, 0).view(2 * rows, cols)
+        return matrix[1::2, 1:]
+
     return {
         "1 float32": on_gpu_ending_at_allocation_end(1, torch.float32, 0),
         "255 float32": on_gpu_ending_at_allocation_end(255, torch.float32, 0),
@@ -106,6 +114,11 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "5x7x33 bfloat16 permuted": cube.permute(2, 0, 1),
         "129 float32 expanded to 3x129": grid[0, :].expand(3, 129),
         "2x3x5x7 float16 channels-last": image.contiguous(memory_format=torch.channels_last),
+        # Full sums of row slices: a warp a row (64 rows a multiprocessor), a block a
+        # row (16), with 4-byte and 8-byte totals.
+        "row slice float32, a warp a row": row_slice(64 * sms, 34, torch.float32),
+        "row slice bfloat16, a block a row": row_slice(16 * sms, 302, torch.bfloat16),
+        "row slice int32, a block a row": row_slice(16 * sms, 70, torch.int32),
     }
 
 
@@ -123,6 +136,12 @@ def run_eager_part() -> None:
             stream.synchronize()
             for version, result in results.items():
                 check(result, x, f"sum_v{version} on a {stream_name} stream")
+        # A row slice's full sum without a counter: finished by a second launch.
+        row_slice = inputs["row slice bfloat16, a block a row"]
+        with torch.cuda.stream(external):
+            result = SUM_V7(row_slice)
+        external.synchronize()
+        check(result, row_slice, "sum_v7 of a row slice on an external stream")
     if HAS_DTYPE_ARGUMENT:
         x = inputs["4099 bfloat16, 3 elements in"]
         result = SUM_V7(x, dtype=torch.float32)

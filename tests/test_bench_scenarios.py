@@ -3,10 +3,12 @@
 import pytest
 import torch
 
-from benchmarks import check, cli, peers
+from benchmarks import check, cli, peers, timing
 from benchmarks.inputs import flat_case, read_bytes
 from benchmarks.peers import Peer
-from benchmarks.scenarios import dims, eager, layouts
+from benchmarks.scenarios import dims, eager, graph, layouts, producer
+
+requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
 FAST_PEERS = "torch.sum,CUB,sum_v0,sum_v7,read roofline"
 
@@ -125,3 +127,29 @@ def test_eager_trims_the_default_dtypes_to_float32_and_int32():
     )
     rows = eager.run(ctx).rows
     assert {r.dtype for r in rows} == {"float32", "int32"}
+
+
+def test_graph_rounds_start_one_peer_further_along_each_time():
+    names = ["torch.sum", "Inductor", "sum_v7"]
+    orders = [timing.round_order(names, turn) for turn in range(4)]
+    assert orders[0] == names and orders[3] == names
+    assert [order[0] for order in orders[:3]] == names
+    assert all(sorted(order) == sorted(names) for order in orders)
+
+
+@requires_cuda
+@pytest.mark.parametrize("scenario", [graph, producer], ids=["graph", "producer"])
+def test_graph_scenarios_time_every_peer_in_turns(scenario):
+    """Every peer's graph is captured, then all replay in turns: each peer gets
+    its own timing (the producer's minus the producer alone)."""
+    args = ["--sizes", "20", "--dtypes", "float32", "--peers", "torch.sum,sum_v7", "--quick"]
+    outcome = scenario.run(cli.make_context(cli.parse_args(args)))
+    rows = [r for r in outcome.rows if r.peer in ("torch.sum", "sum_v7")]
+    assert {r.peer for r in rows} == {"torch.sum", "sum_v7"}
+    for r in rows:
+        assert r.status == "ok", r
+        assert r.min_us <= r.median_us <= r.max_us
+        assert r.extra["calls_per_graph"] >= 10
+    if scenario is producer:
+        for r in rows:
+            assert r.extra["producer_plus_sum_us"] > r.extra["producer_alone_us"] > 0

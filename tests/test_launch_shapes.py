@@ -203,3 +203,27 @@ def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, kernels, tmp_pat
     assert len(launched) == 1 and any(name in launched[0][0] for name in kernels), launched
     if rows <= 64:
         assert launched[0][1][1] == rows, launched
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("rows_per_sm", "kernel", "grid_per_sm"),
+    [(64, "dense_rows_total_kernel<32,", 8), (16, "dense_rows_total_kernel<128,", 8),
+     (2, "row_sum_kernel", None)],
+)  # fmt: skip
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
+    rows_per_sm, kernel, grid_per_sm, dtype, tmp_path, seed
+):
+    """x[::2, 1:]: rows one stride apart, off a vector boundary, summed to one
+    output. With a row for every warp of a wave (8 or 9 blocks of 4 warps a
+    multiprocessor), 4-warp blocks of a row a warp, 2 rows each; with a row for
+    every block, a block a row, 2 each; with fewer, the row class's split kernel."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    matrix = random_tensor(2 * rows_per_sm * sms * 1001, dtype, "cuda")
+    x = matrix.view(2 * rows_per_sm * sms, 1001)[::2, 1:]
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
+    if grid_per_sm is not None:
+        assert (kernels[0][1][0], kernels[0][2][0]) == (grid_per_sm * sms, 128), kernels
+    assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"{rows_per_sm} rows an SM")

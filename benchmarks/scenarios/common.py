@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from benchmarks import timing
 from benchmarks.context import Context
 from benchmarks.inputs import Case, Inputs, dtype_name
@@ -10,32 +12,41 @@ from benchmarks.timing import Timing
 
 
 def graph_time(ctx: Context):
-    """Device time per call: the case's calls captured in one CUDA graph, on rotating buffers."""
+    """Device time per call: each peer's calls captured in one CUDA graph, on
+    rotating buffers; the peers' graphs replay in turns."""
 
-    def time_fn(fn: SumFn, inputs: Inputs, case: Case, peer: str) -> Timing:
+    def time_fn(fns: dict[str, SumFn], inputs: Inputs, case: Case) -> dict[str, Timing]:
         tensors = inputs.tensors
-        step = lambda i: fn(tensors[i % len(tensors)])  # noqa: E731
-        return timing.graph(step, inputs.rotation.calls, ctx.settings.replays)
+        steps = {name: rotating_calls(fn, tensors) for name, fn in fns.items()}
+        return timing.graphs(steps, inputs.rotation.calls, ctx.settings.replays)
 
     return time_fn
 
 
-def eager_time(ctx: Context, measurements: list | None = None):
-    """Time per call of a Python loop over the rotating buffers; the Timer's
-    measurements are appended to measurements for a Compare table."""
+def rotating_calls(fn: SumFn, tensors: list) -> Callable[[int], object]:
+    """Call i of fn, on the rotation's i-th buffer."""
+    return lambda i: fn(tensors[i % len(tensors)])
 
-    def time_fn(fn: SumFn, inputs: Inputs, case: Case, peer: str) -> Timing:
-        result, measurement = timing.eager(
-            fn,
-            inputs.tensors,
-            ctx.settings.eager_min_run_time,
-            label="sum, eager, time per call",
-            sub_label=f"{dtype_name(case.dtype)} {case.label}",
-            description=peer,
-        )
-        if measurements is not None:
-            measurements.append(measurement)
-        return result
+
+def eager_time(ctx: Context, measurements: list | None = None):
+    """Time per call of a Python loop over the rotating buffers, one peer after
+    the other; the Timer's measurements are appended to measurements for a
+    Compare table."""
+
+    def time_fn(fns: dict[str, SumFn], inputs: Inputs, case: Case) -> dict[str, Timing]:
+        timings = {}
+        for peer, fn in fns.items():
+            timings[peer], measurement = timing.eager(
+                fn,
+                inputs.tensors,
+                ctx.settings.eager_min_run_time,
+                label="sum, eager, time per call",
+                sub_label=f"{dtype_name(case.dtype)} {case.label}",
+                description=peer,
+            )
+            if measurements is not None:
+                measurements.append(measurement)
+        return timings
 
     return time_fn
 

@@ -3,6 +3,8 @@ dirty lines), as in a model where a sum follows the layer that made its input.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from benchmarks import timing
@@ -17,43 +19,47 @@ NAME = "producer"
 TITLE = "Producer: the sum right after the kernel that wrote its input"
 NEEDS_CUDA = True
 MIN_LOG2 = 20  # below, producer and sum share a fully L2-resident input anyway
+ALONE = "producer alone"  # the graph of the producer without a sum
 METHOD = (
     "Inside one CUDA graph, each call is torch.neg(source, out=x) (the producer: an "
     "elementwise kernel that writes x, which it leaves equal to the checked input) followed "
     "by the sum of x, on rotating buffers. The sum's time is reported as (producer + sum) - "
     "(producer alone), medians of the two graphs; both are in the JSON "
-    "(producer_plus_sum_us, producer_alone_us). "
+    "(producer_plus_sum_us, producer_alone_us). The graphs of every peer and of the producer "
+    "alone replay in turns. "
     f"Sizes from 2^{MIN_LOG2}."
 )
 
 
 class ProducerTimer:
-    """Times peers after the producer; the producer alone is timed once per case."""
+    """Times peers after the producer, and the producer alone, their graphs in turns."""
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
-        self.inputs: Inputs | None = None
-        self.sources: list[torch.Tensor] = []
-        self.alone: Timing | None = None
 
-    def produce(self, i: int) -> torch.Tensor:
-        x = self.inputs.tensors[i % len(self.inputs.tensors)]
-        return torch.neg(self.sources[i % len(self.sources)], out=x)
+    def __call__(self, fns: dict[str, SumFn], inputs: Inputs, case: Case) -> dict[str, Timing]:
+        tensors = inputs.tensors
+        sources = [x.neg() for x in tensors]
 
-    def __call__(self, fn: SumFn, inputs: Inputs, case: Case, peer: str) -> Timing:
-        calls, replays = inputs.rotation.calls, self.ctx.settings.replays
-        if inputs is not self.inputs:
-            self.inputs = inputs
-            self.sources = [x.neg() for x in inputs.tensors]
-            self.alone = timing.graph(self.produce, calls, replays)
-        both = timing.graph(lambda i: fn(self.produce(i)), calls, replays)
-        difference = both.minus(self.alone)
-        return Timing(
-            difference.median_us,
-            difference.min_us,
-            difference.max_us,
-            {"producer_plus_sum_us": both.median_us, "producer_alone_us": self.alone.median_us},
-        )
+        def produce(i: int) -> torch.Tensor:
+            return torch.neg(sources[i % len(sources)], out=tensors[i % len(tensors)])
+
+        def after_producer(fn: SumFn) -> Callable[[int], object]:
+            return lambda i: fn(produce(i))
+
+        steps = {ALONE: produce, **{name: after_producer(fn) for name, fn in fns.items()}}
+        timings = timing.graphs(steps, inputs.rotation.calls, self.ctx.settings.replays)
+        alone = timings.pop(ALONE)
+        results = {}
+        for name, both in timings.items():
+            difference = both.minus(alone)
+            results[name] = Timing(
+                difference.median_us,
+                difference.min_us,
+                difference.max_us,
+                {"producer_plus_sum_us": both.median_us, "producer_alone_us": alone.median_us},
+            )
+        return results
 
 
 def run(ctx: Context) -> Outcome:

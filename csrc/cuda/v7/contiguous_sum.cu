@@ -94,30 +94,6 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-// Hands this block's total of row `row` on, so that the row's last block
-// writes result[0]: through the row's mailboxes, else its partials and
-// ticket, else (no counter) its partials alone, for a second launch.
-template <int kBlock, typename AccT, typename OutT>
-__device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uint64_t* mailboxes,
-                                           unsigned int* counter, OutT* result, int64_t row) {
-  if (gridDim.x == 1) {  // one block a row (a one-multiprocessor GPU): no partials
-    if (threadIdx.x == 0) *result = static_cast<OutT>(block_total);
-    return;
-  }
-  if constexpr (kFitsMailbox<AccT>) {
-    if (mailboxes != nullptr) {
-      return finish_through_mailboxes<kBlock>(block_total, mailboxes + row * gridDim.x, result,
-                                              counter + row);
-    }
-  }
-  // Thread 0 writes the partial and takes the ticket: its acq_rel ticket
-  // publishes the partial.
-  AccT* row_partials = partials + row * gridDim.x;
-  if (threadIdx.x == 0) row_partials[blockIdx.x] = block_total;
-  finish_in_last_block<kBlock>(static_cast<const AccT*>(row_partials), 1, gridDim.x, result,
-                               counter == nullptr ? nullptr : counter + row, gridDim.x);
-}
-
 // Split sums: blocks of kChunkThreads threads, each round of a block a chunk
 // of kChunkThreads * kLoads vectors in the one-block kernel's straight round
 // of loads.

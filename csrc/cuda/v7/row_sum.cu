@@ -5,7 +5,8 @@
 // Dense rows (an output is one contiguous row, its start a multiple of one
 // stride from the first's: the last dims of a contiguous tensor, or of a
 // slice of one) have a lean kernel: a warp a row, or a block a row when
-// there are fewer rows than resident warps. Otherwise, with at least one
+// there are fewer rows than resident warps; the full sum of such rows (a
+// row slice) reads them the same way into one total. Otherwise, with at least one
 // output per resident warp, a warp owns each output; else a block of 4 warps
 // owns one output (or a split of one, when there are too few outputs to fill
 // the GPU) and its warps take chunks of the output's rows. A chunk is one
@@ -151,13 +152,30 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   }
 }
 
+// This thread's share of a dense row of `row_length` contiguous elements:
+// lane `lane` of a group of kGroup threads (a warp, or the block) reads in
+// rounds of kDenseLoads vectors a thread, with 32-bit indices within the row.
+template <int kGroup, typename AccT, typename InT>
+__device__ __forceinline__ AccT dense_row_share(const InT* row, int row_length, int lane) {
+  const auto [head, num_vectors, tail_begin] = split_into_vectors(row, row_length);
+  // Read before the vectors, added after them (as in one_block_sum_kernel).
+  const InT head_element = lane < head ? row[lane] : InT(0);
+  const InT tail_element = lane < row_length - tail_begin ? row[tail_begin + lane] : InT(0);
+  const auto* vectors = reinterpret_cast<const Vector<InT>*>(row + head);
+  AccT sum = AccT(0);
+  for (int first = 0; first < num_vectors; first += kGroup * kDenseLoads) {
+    sum += round_sum<AccT, L2Fill::kDefault, kDenseLoads>(vectors + first, num_vectors - first,
+                                                          lane, kGroup);
+  }
+  return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+}
+
 // Dense rows: result[o] = the sum of row_length contiguous elements from
 // input + o * row_stride. A group of kGroup threads (a warp, or the block)
-// sums a row at a time, in rounds of kDenseLoads vectors a thread, with 32-bit
-// indices within the row. The general kernels' chunks, 64-bit items and
-// strided path cost registers and instructions; with this kernel 8192x4096
-// fp32 dim=-1 took 45.6 us instead of 46.7, 32x256x56x56 bf16 dim=(2,3) 19.7
-// instead of 21.6 (H100).
+// sums a row at a time (dense_row_share). The general kernels' chunks, 64-bit
+// items and strided path cost registers and instructions; with this kernel
+// 8192x4096 fp32 dim=-1 took 45.6 us instead of 46.7, 32x256x56x56 bf16
+// dim=(2,3) 19.7 instead of 21.6 (H100).
 template <int kGroup, typename InT, typename OutT>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
     dense_row_kernel(const InT* input, int64_t row_count, int64_t row_stride, int row_length,
@@ -167,18 +185,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int64_t first_group = (int64_t(blockIdx.x) * kBlock + threadIdx.x) / kGroup;
   const int64_t groups = int64_t(gridDim.x) * (kBlock / kGroup);
   for (int64_t output = first_group; output < row_count; output += groups) {
-    const InT* row = input + output * row_stride;
-    const auto [head, num_vectors, tail_begin] = split_into_vectors(row, row_length);
-    // Read before the vectors, added after them (as in one_block_sum_kernel).
-    const InT head_element = lane < head ? row[lane] : InT(0);
-    const InT tail_element = lane < row_length - tail_begin ? row[tail_begin + lane] : InT(0);
-    const auto* vectors = reinterpret_cast<const Vector<InT>*>(row + head);
-    AccT sum = AccT(0);
-    for (int first = 0; first < num_vectors; first += kGroup * kDenseLoads) {
-      sum += round_sum<AccT, L2Fill::kDefault, kDenseLoads>(vectors + first, num_vectors - first,
-                                                            lane, kGroup);
-    }
-    sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+    AccT sum = dense_row_share<kGroup, AccT>(input + output * row_stride, row_length, lane);
     if constexpr (kGroup == kWarpSize) {
       sum = warp_sum(sum);
     } else {
@@ -186,6 +193,27 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     }
     if (lane == 0) result[output] = static_cast<OutT>(sum);
   }
+}
+
+// The full sum of dense rows (one output; rows one stride apart: x[::2],
+// x[:, 1:4001]): dense_row_kernel's reads, but each thread keeps adding its
+// share of every row it visits, and the block's total goes to the last block
+// (finish_row) instead of a sum per row. The row class's chunk kernel read
+// such views at 0.90-0.93x Inductor (benchmarks/NOTES.md, session 12).
+template <int kGroup, typename InT, typename OutT>
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
+    dense_rows_total_kernel(const InT* input, int64_t row_count, int64_t row_stride, int row_length,
+                            acc_t<InT>* partials, uint64_t* mailboxes, unsigned int* counter,
+                            OutT* result) {
+  using AccT = acc_t<InT>;
+  const int lane = threadIdx.x % kGroup;
+  const int64_t first_group = (int64_t(blockIdx.x) * kBlock + threadIdx.x) / kGroup;
+  const int64_t groups = int64_t(gridDim.x) * (kBlock / kGroup);
+  AccT sum = AccT(0);
+  for (int64_t row = first_group; row < row_count; row += groups) {
+    sum += dense_row_share<kGroup, AccT>(input + row * row_stride, row_length, lane);
+  }
+  finish_row<kBlock>(block_sum<kBlock>(sum), partials, mailboxes, counter, result, 0);
 }
 
 // Launches the dense-row kernel where `problem` is dense rows and there are
@@ -218,12 +246,47 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   return false;
 }
 
+// Launches dense_rows_total_kernel where `problem` is the full sum of dense
+// rows at one stride and they fill a wave of warps (a warp a row) or of
+// blocks (a block a row), every group the same number of rows; returns false
+// otherwise (fewer rows are split between blocks by row_sum_kernel).
+template <typename InT, typename OutT>
+bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                             const LaunchContext& context) {
+  if (problem.outputs.ndim != 0 || problem.rows.ndim != 1 || problem.inner_stride != 1 ||
+      problem.row_length > INT_MAX) {
+    return false;
+  }
+  const int64_t rows = problem.rows.sizes[0];
+  constexpr auto per_warp = dense_rows_total_kernel<kWarpSize, InT, OutT>;
+  constexpr auto per_block = dense_rows_total_kernel<kBlock, InT, OutT>;
+  const int64_t block_wave = std::min(one_wave<per_block>(kBlock, context.device, context.sm_count),
+                                      finish.partials_capacity);
+  const int64_t warp_wave = std::min(one_wave<per_warp>(kBlock, context.device, context.sm_count),
+                                     finish.partials_capacity) *
+                            kWarps;
+  const bool warp_a_row = rows >= warp_wave;
+  if (!warp_a_row && rows < block_wave) return false;
+  const int64_t groups = warp_a_row ? warp_wave : block_wave;
+  const int64_t groups_per_block = warp_a_row ? kWarps : 1;
+  const int64_t rows_per_group = ceil_div(rows, groups);  // the same for every group
+  const int64_t blocks = ceil_div(rows, groups_per_block * rows_per_group);
+  const auto kernel = warp_a_row ? per_warp : per_block;
+  kernel<<<blocks, kBlock, 0, context.stream>>>(
+      problem.input, rows, problem.rows.strides[0], int(problem.row_length), finish.partials,
+      finish.mailboxes_for(blocks), finish.counter, problem.result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  finish_in_second_launch_if_needed<kBlock>(finish, 1, blocks, problem.result, context.stream);
+  return true;
+}
+
 }  // namespace
 
 template <typename InT, typename OutT>
 void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                     const LaunchContext& context) {
   if (launch_dense_rows(problem, context)) return;
+  if (launch_dense_rows_total(problem, finish, context)) return;
   constexpr auto kernel = row_sum_kernel<InT, OutT>;
   const int64_t outputs = problem.outputs.numel();
   const int64_t chunks_per_row = ceil_div(problem.row_length, kChunk<InT>);
