@@ -57,7 +57,11 @@ class ProducerTimer:
                 difference.median_us,
                 difference.min_us,
                 difference.max_us,
-                {"producer_plus_sum_us": both.median_us, "producer_alone_us": alone.median_us},
+                {
+                    **both.extra,
+                    "producer_plus_sum_us": both.median_us,
+                    "producer_alone_us": alone.median_us,
+                },
             )
         return results
 
