@@ -1,7 +1,8 @@
 """How calls are timed.
 
 - eager: torch.utils.benchmark's Timer over a Python loop of calls on the
-  rotating buffers (what a model running eagerly sees; host-bound for small inputs);
+  rotating buffers (what a model running eagerly sees; host-bound for small
+  inputs), the peers taking turns;
 - graph: N calls captured into one CUDA graph and replayed; device time per
   call from CUDA events around each replay (the host is out of the picture);
   the peers of a case replay their graphs in turns;
@@ -21,6 +22,7 @@ import torch.utils.benchmark as benchmark
 
 HOST_COST_NUMEL = 1024
 HOST_COST_ROUNDS = 5
+EAGER_ROUNDS = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,19 +51,34 @@ def make_timer(stmt: str, names: dict[str, Any], **labels: str) -> benchmark.Tim
 
 
 def eager(
-    fn: Callable[[torch.Tensor], Any],
+    fns: dict[str, Callable[[torch.Tensor], Any]],
     inputs: Sequence[torch.Tensor],
     min_run_time: float,
     **labels: str,
-) -> tuple[Timing, benchmark.Measurement]:
-    """Time per call of a Python loop of fn over the inputs, and the Measurement
-    (rescaled per call) for torch.utils.benchmark.Compare."""
-    timer = make_timer("for x in inputs: fn(x)", {"fn": fn, "inputs": inputs}, **labels)
-    measurement = timer.blocked_autorange(min_run_time=min_run_time)
-    measurement = dataclasses.replace(
-        measurement, number_per_run=measurement.number_per_run * len(inputs)
-    )
-    return Timing.of([t * 1e6 for t in measurement.times]), measurement
+) -> dict[str, tuple[Timing, benchmark.Measurement]]:
+    """Per fn (by name): the time per call of a Python loop of fn over the
+    inputs, and the Measurement (rescaled per call) for
+    torch.utils.benchmark.Compare. The fns take turns over EAGER_ROUNDS rounds
+    of min_run_time / EAGER_ROUNDS each, their blocks merged: timed one after
+    the other, the first case of a run put the same host-bound call at 14.5
+    and at 8.0 us (benchmarks/NOTES.md, session 12)."""
+    timers = {
+        name: make_timer(
+            "for x in inputs: fn(x)", {"fn": fn, "inputs": inputs}, description=name, **labels
+        )  # fmt: skip
+        for name, fn in fns.items()
+    }
+    parts: dict[str, list[benchmark.Measurement]] = {name: [] for name in timers}
+    for turn in range(EAGER_ROUNDS):
+        for name in round_order(list(timers), turn):
+            part = timers[name].blocked_autorange(min_run_time=min_run_time / EAGER_ROUNDS)
+            parts[name].append(part)
+    results = {}
+    for name, measured in parts.items():
+        (merged,) = benchmark.Measurement.merge(measured)  # times per loop over the inputs
+        merged = dataclasses.replace(merged, number_per_run=len(inputs))
+        results[name] = (Timing.of([t * 1e6 for t in merged.times]), merged)
+    return results
 
 
 def host_costs(

@@ -29,24 +29,21 @@ def rotating_calls(fn: SumFn, tensors: list) -> Callable[[int], object]:
 
 
 def eager_time(ctx: Context, measurements: list | None = None):
-    """Time per call of a Python loop over the rotating buffers, one peer after
-    the other; the Timer's measurements are appended to measurements for a
+    """Time per call of a Python loop over the rotating buffers, the peers
+    taking turns; the Timer's measurements are appended to measurements for a
     Compare table."""
 
     def time_fn(fns: dict[str, SumFn], inputs: Inputs, case: Case) -> dict[str, Timing]:
-        timings = {}
-        for peer, fn in fns.items():
-            timings[peer], measurement = timing.eager(
-                fn,
-                inputs.tensors,
-                ctx.settings.eager_min_run_time,
-                label="sum, eager, time per call",
-                sub_label=f"{dtype_name(case.dtype)} {case.label}",
-                description=peer,
-            )
-            if measurements is not None:
-                measurements.append(measurement)
-        return timings
+        timed = timing.eager(
+            fns,
+            inputs.tensors,
+            ctx.settings.eager_min_run_time,
+            label="sum, eager, time per call",
+            sub_label=f"{dtype_name(case.dtype)} {case.label}",
+        )
+        if measurements is not None:
+            measurements.extend(measurement for _, measurement in timed.values())
+        return {peer: result for peer, (result, _) in timed.items()}
 
     return time_fn
 

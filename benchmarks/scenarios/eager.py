@@ -21,7 +21,8 @@ TITLE = "Eager: a Python loop of calls"
 NEEDS_CUDA = False
 METHOD = (
     "torch.utils.benchmark's Timer over a Python loop of calls on the rotating buffers "
-    "(time per call: median, min and max over the Timer's blocks). Bound by the host below "
+    "(time per call: median, min and max over the Timer's blocks), the peers taking turns "
+    f"over {timing.EAGER_ROUNDS} rounds. Bound by the host below "
     "about 2^20 elements, for every peer; the host cost per call is measured apart, on a "
     f"{timing.HOST_COST_NUMEL}-element float32 input, the peers taking turns over "
     f"{timing.HOST_COST_ROUNDS} rounds (median, min and max over the rounds). The roofline "

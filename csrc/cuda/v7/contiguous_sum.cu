@@ -115,7 +115,11 @@ template <typename InT>
 constexpr int kMidChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 
 // This thread's share of row `row`: its loads of chunks blockIdx.x,
-// blockIdx.x + gridDim.x, ...; block 0's threads add the scalar head and tail.
+// blockIdx.x + gridDim.x, ..., counted from the row's end; block 0's threads
+// add the scalar head and tail. From the end, because a kernel that has just
+// written the row (a producer) leaves its last part in L2: read first, it
+// hits there, where a front-to-back sweep evicts each line just before it is
+// needed (LRU's worst case) and reads the whole row from DRAM.
 template <L2Fill kFill, int kLoads, typename InT, typename OutT>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
     const ContiguousProblem<InT, OutT>& problem, int64_t row) {
@@ -135,8 +139,9 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   // A misaligned row has a vector fewer than the launch counted for: its
   // last block may have no chunk.
   constexpr int kChunkVectors = kChunkThreads * kLoads;
-  for (int64_t first = int64_t(blockIdx.x) * kChunkVectors; first < num_vectors;
-       first += int64_t(gridDim.x) * kChunkVectors) {
+  const int64_t chunks = ceil_div(num_vectors, int64_t(kChunkVectors));
+  for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    const int64_t first = (chunks - 1 - chunk) * kChunkVectors;
     const int count = int(std::min<int64_t>(kChunkVectors, num_vectors - first));
     sum += round_sum<AccT, kFill, kLoads>(vectors + first, count, thread, kChunkThreads);
   }
