@@ -7,6 +7,7 @@
 #include <c10/cuda/CUDAMacros.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 
@@ -37,6 +38,15 @@ inline int multiprocessor_count(c10::DeviceIndex device) {
     int count = 0;
     C10_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
     return count;
+  });
+}
+
+inline int l2_cache_bytes(c10::DeviceIndex device) {
+  static PerDeviceCache cache;
+  return cache.get(device, [&] {
+    int bytes = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+    return std::max(bytes, 1);
   });
 }
 

@@ -105,6 +105,10 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
 // division for its loop count) before its first load.
 constexpr int kChunkThreads = 512;
 
+// Large sums read their chunks from the end (thread_share_of_row) while the
+// bytes they read are at most this many times the L2.
+constexpr int64_t kFromEndL2Multiple = 8;
+
 // Loads a thread in the mid sizes' chunks: 2 where a vector holds 8 or more
 // elements, whose conversions and adds hold a thread's block sum back behind
 // its last load; twice the blocks then finish sooner (bf16 2^18 on an H100,
@@ -115,14 +119,15 @@ template <typename InT>
 constexpr int kMidChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 
 // This thread's share of row `row`: its loads of chunks blockIdx.x,
-// blockIdx.x + gridDim.x, ..., counted from the row's end; block 0's threads
-// add the scalar head and tail. From the end, because a kernel that has just
-// written the row (a producer) leaves its last part in L2: read first, it
-// hits there, where a front-to-back sweep evicts each line just before it is
-// needed (LRU's worst case) and reads the whole row from DRAM.
+// blockIdx.x + gridDim.x, ..., counted from the row's start or, with
+// `from_end`, from its end; block 0's threads add the scalar head and tail.
+// From the end, because a kernel that has just written the row (a producer)
+// leaves its last part in L2: read first, it hits there, where a
+// front-to-back sweep evicts each line just before it is needed (LRU's worst
+// case) and reads the whole row from DRAM (launch_contiguous_sum says where).
 template <L2Fill kFill, int kLoads, typename InT, typename OutT>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
-    const ContiguousProblem<InT, OutT>& problem, int64_t row) {
+    const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end) {
   using AccT = acc_t<InT>;
   const InT* input = problem.input + row * problem.row_stride;
   const int64_t numel = problem.numel;
@@ -141,7 +146,7 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   constexpr int kChunkVectors = kChunkThreads * kLoads;
   const int64_t chunks = ceil_div(num_vectors, int64_t(kChunkVectors));
   for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-    const int64_t first = (chunks - 1 - chunk) * kChunkVectors;
+    const int64_t first = (from_end ? chunks - 1 - chunk : chunk) * kChunkVectors;
     const int count = int(std::min<int64_t>(kChunkVectors, num_vectors - first));
     sum += round_sum<AccT, kFill, kLoads>(vectors + first, count, thread, kChunkThreads);
   }
@@ -151,9 +156,9 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
 template <L2Fill kFill, int kLoads, typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                          uint64_t* mailboxes, unsigned int* counter) {
+                          uint64_t* mailboxes, unsigned int* counter, bool from_end) {
   const int64_t row = blockIdx.y;
-  const auto sum = thread_share_of_row<kFill, kLoads>(problem, row);
+  const auto sum = thread_share_of_row<kFill, kLoads>(problem, row, from_end);
   finish_row<kChunkThreads>(block_sum<kChunkThreads>(sum), partials, mailboxes, counter,
                             problem.result + row, row);
 }
@@ -163,12 +168,13 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // where the first left them.
 template <auto kKernel, typename InT, typename OutT>
 void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>> finish,
-                  const LaunchContext& context, int64_t blocks) {
+                  const LaunchContext& context, int64_t blocks, bool from_end = false) {
   // A counter a row: more rows than counters finish in a second launch.
   if (problem.rows > finish.counter_count) finish.counter = nullptr;
   const dim3 grid(blocks, problem.rows);
-  kKernel<<<grid, kChunkThreads, 0, context.stream>>>(
-      problem, finish.partials, finish.mailboxes_for(blocks * problem.rows), finish.counter);
+  kKernel<<<grid, kChunkThreads, 0, context.stream>>>(problem, finish.partials,
+                                                      finish.mailboxes_for(blocks * problem.rows),
+                                                      finish.counter, from_end);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   finish_in_second_launch_if_needed<kChunkThreads>(finish, 1, blocks, problem.result,
                                                    context.stream, problem.rows);
@@ -187,7 +193,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   __shared__ ClusterGather<AccT, 1, kMaxClusterBlocks> gather;
   gather.open();
   const int64_t row = blockIdx.y;
-  const auto sum = thread_share_of_row<L2Fill::k256ByteLines, kLoads>(problem, row);
+  const auto sum = thread_share_of_row<L2Fill::k256ByteLines, kLoads>(problem, row, false);
   constexpr int kWarps = kChunkThreads / kWarpSize;
   const AccT block_total[1] = {sum_over_warps<kWarps>(sum, kWarps)};  // in thread 0
   gather.wait_until_open();
@@ -257,7 +263,15 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   constexpr auto large = contiguous_sum_kernel<L2Fill::kDefault, kLoadsPerRound, InT, OutT>;
   const int64_t large_wave = std::min(
       one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);
-  launch_split<large>(problem, finish, context, std::max<int64_t>(1, large_wave / problem.rows));
+  // From the end up to kFromEndL2Multiple x L2: after a producer, 2^24
+  // float32 elements (64 MB, 1.3x an H100's L2) took 20.2 us instead of 21.4
+  // and 2^26 87.9 instead of 88.9; at 2^28-2^30 the same order cost 0.3-1.2%
+  // (benchmarks/NOTES.md, session 12), and mid sizes, L2-resident anyway,
+  // keep the forward order.
+  const bool from_end = problem.numel * int64_t(sizeof(InT)) * problem.rows <=
+                        kFromEndL2Multiple * int64_t(l2_cache_bytes(context.device));
+  launch_split<large>(problem, finish, context, std::max<int64_t>(1, large_wave / problem.rows),
+                      from_end);
 }
 
 #define INSTANTIATE(InT, OutT)                                                        \
