@@ -65,7 +65,7 @@ def eager(
     timers = {
         name: make_timer(
             "for x in inputs: fn(x)", {"fn": fn, "inputs": inputs}, description=name, **labels
-        )  # fmt: skip
+        )
         for name, fn in fns.items()
     }
     parts: dict[str, list[benchmark.Measurement]] = {name: [] for name in timers}
