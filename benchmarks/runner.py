@@ -92,6 +92,7 @@ def run_case(
         rows[peer.name] = None  # timed below, listed in the peers' order
         fns[peer.name] = fn
     timings = time_fn(fns, inputs, case) if fns else {}
+    assert timings.keys() == fns.keys(), f"{scenario}: timed {list(timings)} of {list(fns)}"
     for name, timing in timings.items():
         extra = {"first_call_s": first_call_s[name], **timing.extra}
         rows[name] = row(name, "ok", None, median_us=timing.median_us, min_us=timing.min_us,

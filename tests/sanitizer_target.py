@@ -115,7 +115,8 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "129 float32 expanded to 3x129": grid[0, :].expand(3, 129),
         "2x3x5x7 float16 channels-last": image.contiguous(memory_format=torch.channels_last),
         # Full sums of row slices: a warp a row (64 rows a multiprocessor), a block a
-        # row (16), with 4-byte and 8-byte totals.
+        # row (16), with 4-byte and 8-byte totals (both through partials and the
+        # ticket: a wave of those blocks outnumbers the mailboxes).
         "row slice float32, a warp a row": row_slice(64 * sms, 34, torch.float32),
         "row slice bfloat16, a block a row": row_slice(16 * sms, 302, torch.bfloat16),
         "row slice int32, a block a row": row_slice(16 * sms, 70, torch.int32),
@@ -235,6 +236,21 @@ def run_graph_part() -> None:
                 graph.replay()
                 torch.cuda.synchronize()
                 check(static_output, fresh, f"sum_v{version} graph replay {replay}, {name}")
+    # A row slice's full sum (a block a row) on the graph's own counters.
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    rows, cols = 2 * 16 * sms, 302
+    matrix = on_gpu_ending_at_allocation_end(rows * cols, torch.bfloat16, 0).view(rows, cols)
+    row_slice = matrix[1::2, 1:]
+    SUM_V7(row_slice)  # warm up outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_output = SUM_V7(row_slice)
+    for replay in range(2):
+        matrix.copy_(cpu_data(rows * cols, torch.bfloat16).view(rows, cols))
+        graph.replay()
+        torch.cuda.synchronize()
+        check(static_output, row_slice, f"sum_v7 graph replay {replay}, row slice")
     if HAS_DIMS_OVERLOAD:
         # Rows, then columns in several bands on the graph's own counters.
         for shape, dim in (((37, 129), [1]), ((3000, 520), [0])):

@@ -139,11 +139,25 @@ def test_graph_rounds_start_one_peer_further_along_each_time():
 
 @requires_cuda
 @pytest.mark.parametrize("scenario", [graph, producer], ids=["graph", "producer"])
-def test_graph_scenarios_time_every_peer_in_turns(scenario):
-    """Every peer's graph is captured, then all replay in turns: each peer gets
-    its own timing (the producer's minus the producer alone)."""
+def test_graph_scenarios_time_every_peer_in_turns(scenario, monkeypatch):
+    """Every peer's graph is captured, then all replay in turns (each round
+    replays every graph once: the producer alone is a graph too), and each peer
+    gets its own timing (the producer's minus the producer alone)."""
+    replayed = []
+
+    def recording_replay(cuda_graph, calls):
+        replayed.append(id(cuda_graph))
+        return replay_us_per_call(cuda_graph, calls)
+
+    replay_us_per_call = timing.replay_us_per_call
+    monkeypatch.setattr(timing, "replay_us_per_call", recording_replay)
     args = ["--sizes", "20", "--dtypes", "float32", "--peers", "torch.sum,sum_v7", "--quick"]
     outcome = scenario.run(cli.make_context(cli.parse_args(args)))
+    graphs = 3 if scenario is producer else 2
+    assert len(set(replayed)) == graphs and len(replayed) % graphs == 0, replayed
+    rounds = [replayed[i : i + graphs] for i in range(0, len(replayed), graphs)]
+    assert all(len(set(each)) == graphs for each in rounds), replayed
+    assert len({each[0] for each in rounds}) == graphs, "every graph leads a round"
     rows = [r for r in outcome.rows if r.peer in ("torch.sum", "sum_v7")]
     assert {r.peer for r in rows} == {"torch.sum", "sum_v7"}
     for r in rows:

@@ -218,10 +218,11 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
     """x[::2, 1:]: rows one stride apart, off a vector boundary, summed to one
     output. With a row for every warp of a wave (8 or 9 blocks of 4 warps a
     multiprocessor), 4-warp blocks of a row a warp, 2 rows each; with a row for
-    every block, a block a row, 2 each; with fewer, the row class's split kernel."""
+    every block, a block a row, 2 each; with fewer, the row class's split kernel.
+    Rows of 4,500 elements: more than one round of loads for a warp and a block."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    matrix = random_tensor(2 * rows_per_sm * sms * 1001, dtype, "cuda")
-    x = matrix.view(2 * rows_per_sm * sms, 1001)[::2, 1:]
+    matrix = random_tensor(2 * rows_per_sm * sms * 4501, dtype, "cuda")
+    x = matrix.view(2 * rows_per_sm * sms, 4501)[::2, 1:]
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert len(kernels) == 1 and kernel in kernels[0][0], kernels
     if grid_per_sm is not None:

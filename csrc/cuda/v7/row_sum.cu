@@ -269,7 +269,7 @@ bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<
   if (!warp_a_row && rows < block_wave) return false;
   const int64_t groups = warp_a_row ? warp_wave : block_wave;
   const int64_t groups_per_block = warp_a_row ? kWarps : 1;
-  const int64_t rows_per_group = ceil_div(rows, groups);  // the same for every group
+  const int64_t rows_per_group = ceil_div(rows, groups);  // at most, for every group
   const int64_t blocks = ceil_div(rows, groups_per_block * rows_per_group);
   const auto kernel = warp_a_row ? per_warp : per_block;
   kernel<<<blocks, kBlock, 0, context.stream>>>(
