@@ -144,12 +144,12 @@ def test_graph_scenarios_time_every_peer_in_turns(scenario, monkeypatch):
     replays every graph once: the producer alone is a graph too), and each peer
     gets its own timing (the producer's minus the producer alone)."""
     replayed = []
+    replay_us_per_call = timing.replay_us_per_call
 
     def recording_replay(cuda_graph, calls):
         replayed.append(id(cuda_graph))
         return replay_us_per_call(cuda_graph, calls)
 
-    replay_us_per_call = timing.replay_us_per_call
     monkeypatch.setattr(timing, "replay_us_per_call", recording_replay)
     args = ["--sizes", "20", "--dtypes", "float32", "--peers", "torch.sum,sum_v7", "--quick"]
     outcome = scenario.run(cli.make_context(cli.parse_args(args)))

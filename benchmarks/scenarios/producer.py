@@ -31,13 +31,10 @@ METHOD = (
 )
 
 
-class ProducerTimer:
+def producer_time(ctx: Context):
     """Times peers after the producer, and the producer alone, their graphs in turns."""
 
-    def __init__(self, ctx: Context):
-        self.ctx = ctx
-
-    def __call__(self, fns: dict[str, SumFn], inputs: Inputs, case: Case) -> dict[str, Timing]:
+    def time_fn(fns: dict[str, SumFn], inputs: Inputs, case: Case) -> dict[str, Timing]:
         tensors = inputs.tensors
         sources = [x.neg() for x in tensors]
 
@@ -48,7 +45,7 @@ class ProducerTimer:
             return lambda i: fn(produce(i))
 
         steps = {ALONE: produce, **{name: after_producer(fn) for name, fn in fns.items()}}
-        timings = timing.graphs(steps, inputs.rotation.calls, self.ctx.settings.replays)
+        timings = timing.graphs(steps, inputs.rotation.calls, ctx.settings.replays)
         alone = timings.pop(ALONE)
         results = {}
         for name, both in timings.items():
@@ -65,9 +62,11 @@ class ProducerTimer:
             )
         return results
 
+    return time_fn
+
 
 def run(ctx: Context) -> Outcome:
     rows = []
     for case in each_case(NAME, size_cases(ctx, MIN_LOG2)):
-        rows += run_case(ctx, NAME, case, ProducerTimer(ctx))
+        rows += run_case(ctx, NAME, case, producer_time(ctx))
     return Outcome(rows)

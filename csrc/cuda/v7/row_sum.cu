@@ -248,7 +248,7 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
 
 // Launches dense_rows_total_kernel where `problem` is the full sum of dense
 // rows at one stride and they fill a wave of warps (a warp a row) or of
-// blocks (a block a row), every group the same number of rows; returns false
+// blocks (a block a row), no group more than rows_per_group rows; returns false
 // otherwise (fewer rows are split between blocks by row_sum_kernel).
 template <typename InT, typename OutT>
 bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
