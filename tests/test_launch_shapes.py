@@ -6,6 +6,7 @@ import math
 import pytest
 import torch
 from conftest import assert_close_to_reference, random_tensor, requires_cuda
+from test_dims import assert_matches_torch
 
 # The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): one load a
 # thread up to 512 vectors (a warp per 32), two up to 1,024 (a warp per 64), then
@@ -175,16 +176,26 @@ def test_a_column_sum_of_a_few_splits_is_a_cluster_a_band(tmp_path):
 
 
 @requires_cuda
-@pytest.mark.parametrize(("rows_per_sm", "grid_per_sm"), [(64, 8), (16, 16)])
-def test_dense_rows_take_a_warp_or_a_block_a_row(rows_per_sm, grid_per_sm, tmp_path):
-    """Contiguous rows summed over the last dim: with a row for every warp of a wave
+@pytest.mark.parametrize(
+    ("rows_per_sm", "row_length", "kernel", "grid_per_sm"),
+    [(64, 1000, "dense_row_kernel<32,", 8), (16, 1000, "dense_row_kernel<128,", 16),
+     (64, 4096, "dense_row_kernel<128,", 64), (64, 4097, "dense_row_kernel<128,", 64)],
+)  # fmt: skip
+def test_dense_rows_take_a_warp_or_a_block_a_row(
+    rows_per_sm, row_length, kernel, grid_per_sm, tmp_path, seed
+):
+    """Contiguous rows summed over the last dim. Rows shorter than a round of a
+    block's loads (128 threads, 8 vectors each): with a row for every warp of a wave
     (8 or 9 blocks of 4 warps a multiprocessor at 56 registers), 4-warp blocks of a
-    row a warp, 2 rows each at 64 rows a multiprocessor; with fewer, a block a row."""
+    row a warp, 2 rows each at 64 rows a multiprocessor; with fewer, a block a row.
+    Rows of at least that round (4,096 float32): a block a row, a block for every row,
+    however many waves that takes."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    x = torch.randn(rows_per_sm * sms, 1000, device="cuda")
+    x = torch.randn(rows_per_sm * sms, row_length, device="cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
-    assert len(kernels) == 1 and "dense_row_kernel" in kernels[0][0], kernels
+    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
     assert kernels[0][1][0] == grid_per_sm * sms and kernels[0][2][0] == 128, kernels
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="dense rows")
 
 
 @requires_cuda

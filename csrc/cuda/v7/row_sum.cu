@@ -4,9 +4,10 @@
 // expanded tensors, any strides) and the sum over the innermost dims.
 // Dense rows (an output is one contiguous row, its start a multiple of one
 // stride from the first's: the last dims of a contiguous tensor, or of a
-// slice of one) have a lean kernel: a warp a row, or a block a row when
-// there are fewer rows than resident warps; the full sum of such rows (a
-// row slice) reads them the same way into one total. Otherwise, with at least one
+// slice of one) have a lean kernel: a block a row where a row fills a round
+// of the block's loads or there are fewer rows than resident warps, else a
+// warp a row; the full sum of such rows (a row slice) reads them the same
+// way into one total. Otherwise, with at least one
 // output per resident warp, a warp owns each output; else a block of 4 warps
 // owns one output (or a split of one, when there are too few outputs to fill
 // the GPU) and its warps take chunks of the output's rows. A chunk is one
@@ -227,17 +228,27 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   }
   const int64_t rows = problem.outputs.numel();
   const int64_t row_stride = problem.outputs.ndim == 0 ? 0 : problem.outputs.strides[0];
+  constexpr auto per_block = dense_row_kernel<kBlock, InT, OutT>;
+  const int64_t block_wave = one_wave<per_block>(kBlock, context.device, context.sm_count);
+  // Rows that give every thread of a block a whole round of loads: a block a
+  // row, as many blocks as rows, so that the block scheduler hands the next
+  // row to whichever multiprocessor is free. Warps that each owned 2 rows of
+  // a one-wave grid finished unevenly: 8192x4096 fp32 dim=-1 took 45.7 us
+  // that way and 44.6-44.9 like this on an H100 (benchmarks/NOTES.md,
+  // session 13).
+  const bool row_fills_block_round =
+      problem.row_length / kElementsPerVector<InT> >= int64_t(kBlock) * kDenseLoads;
+  const bool block_a_row = row_fills_block_round && rows >= block_wave;
   constexpr auto per_warp = dense_row_kernel<kWarpSize, InT, OutT>;
   const int64_t warp_wave = one_wave<per_warp>(kBlock, context.device, context.sm_count) * kWarps;
-  if (rows >= warp_wave) {
+  if (!block_a_row && rows >= warp_wave) {
     const int64_t rows_per_warp = ceil_div(rows, warp_wave);  // the same for every warp
     per_warp<<<ceil_div(rows, kWarps * rows_per_warp), kBlock, 0, context.stream>>>(
         problem.input, rows, row_stride, int(problem.row_length), problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
-  constexpr auto per_block = dense_row_kernel<kBlock, InT, OutT>;
-  if (rows >= one_wave<per_block>(kBlock, context.device, context.sm_count)) {
+  if (rows >= block_wave) {
     per_block<<<std::min<int64_t>(rows, INT_MAX), kBlock, 0, context.stream>>>(
         problem.input, rows, row_stride, int(problem.row_length), problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
