@@ -234,7 +234,7 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   // row, as many blocks as rows, so that the block scheduler hands the next
   // row to whichever multiprocessor is free. Warps that each owned 2 rows of
   // a one-wave grid finished unevenly: 8192x4096 fp32 dim=-1 took 45.7 us
-  // that way and 44.6-44.9 like this on an H100 (benchmarks/NOTES.md,
+  // that way and 44.6-45.3 like this on an H100 (benchmarks/NOTES.md,
   // session 13).
   const bool row_fills_block_round =
       problem.row_length / kElementsPerVector<InT> >= int64_t(kBlock) * kDenseLoads;
