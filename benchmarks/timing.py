@@ -88,13 +88,15 @@ def host_costs(
     and no synchronisation inside a block. The peers take turns over
     HOST_COST_ROUNDS rounds, each round's sample the median of its blocks: one
     long sample per peer moved with the host's state (the same day's runs put
-    sum_v7's cost at 7.8 and at 13.6 us), and a drift now hits every peer alike."""
+    sum_v7's cost at 7.8 and at 13.6 us), and a drift now hits every peer alike.
+    Each round starts one peer further along (round_order), so that no peer
+    always follows the same one (Inductor's calls are ~6x the others' host work)."""
     samples: dict[str, list[float]] = {name: [] for name in fns}
     for fn in fns.values():
         fn(x)
-    for _ in range(HOST_COST_ROUNDS):
-        for name, fn in fns.items():
-            timer = make_timer("fn(x)", {"fn": fn, "x": x})
+    for turn in range(HOST_COST_ROUNDS):
+        for name in round_order(list(fns), turn):
+            timer = make_timer("fn(x)", {"fn": fns[name], "x": x})
             samples[name].append(timer.blocked_autorange(min_run_time=min_run_time).median * 1e6)
     return {name: Timing.of(times) for name, times in samples.items()}
 

@@ -137,6 +137,17 @@ def test_graph_rounds_start_one_peer_further_along_each_time():
     assert all(sorted(order) == sorted(names) for order in orders)
 
 
+def test_host_cost_rounds_start_one_peer_further_along_each_time(monkeypatch):
+    """No peer's host cost is always timed right after the same peer's."""
+    monkeypatch.setattr(timing, "HOST_COST_ROUNDS", 3)
+    calls = []
+    fns = {name: (lambda x, name=name: calls.append(name)) for name in ["a", "b", "c"]}
+    costs = timing.host_costs(fns, torch.zeros(1), min_run_time=1e-4)
+    runs = [name for i, name in enumerate(calls) if i == 0 or calls[i - 1] != name]
+    assert runs == ["a", "b", "c"] + ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
+    assert sorted(costs) == ["a", "b", "c"]
+
+
 @requires_cuda
 @pytest.mark.parametrize("scenario", [graph, producer], ids=["graph", "producer"])
 def test_graph_scenarios_time_every_peer_in_turns(scenario, monkeypatch):
