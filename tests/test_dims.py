@@ -3,7 +3,14 @@ shapes, dtypes, errors and integrations (autograd, opcheck, compile, export, CUD
 
 import pytest
 import torch
-from conftest import DEVICES, random_shaped, random_tensor, requires_cuda, skip_unless_free
+from conftest import (
+    DEVICES,
+    assert_matches_torch,
+    random_shaped,
+    random_tensor,
+    requires_cuda,
+    skip_unless_free,
+)
 
 import torch_reduce
 
@@ -30,37 +37,6 @@ def dims_for(ndim):
     if ndim >= 3:
         cases += [(1, 2), [-1, 0, 1]]
     return cases
-
-
-def assert_matches_torch(result, x, dim, keepdim, dtype=None, message=""):
-    """Shape, dtype and device as torch.sum's; integer results exact; float results
-    within what a correct sum of each row may lose (sum_error_bound's rule, per output:
-    a tree bound in the accumulation type, or twice torch.sum's own error), plus the
-    rounding of the output dtype."""
-    expected = torch.sum(x, dim, keepdim, dtype=dtype)
-    message = f"{message} dim={dim} keepdim={keepdim} dtype={dtype}"
-    assert result.shape == expected.shape, message
-    assert result.dtype == expected.dtype, message
-    assert result.device == x.device, message
-    values = x.cpu() if dtype is None else x.cpu().to(dtype)
-    if not result.dtype.is_floating_point:
-        # int64 sums are exact; a narrower result wraps like torch's conversion does.
-        reference = values.sum(dim, keepdim, dtype=torch.int64).to(result.dtype)
-        assert torch.equal(result.cpu(), reference), message
-        return
-    reference = values.double().sum(dim, keepdim)
-    abs_sum = values.double().abs().sum(dim, keepdim)
-    torch_error = (expected.cpu().double() - reference).abs()
-    row_length = max(values.numel() // max(reference.numel(), 1), 2)
-    accumulate = torch.float64 if values.dtype == torch.float64 else torch.float32
-    tree_bound = 2 * torch.finfo(accumulate).eps * row_length.bit_length() * abs_sum
-    tolerance = torch.maximum(tree_bound, 2 * torch_error)
-    tolerance += torch.finfo(result.dtype).eps * reference.abs()
-    error = (result.cpu().double() - reference).abs()
-    worst = (error - tolerance).argmax() if error.numel() else None
-    assert (error <= tolerance).all(), (
-        f"{message}: |error| {error.flatten()[worst]} > {tolerance.flatten()[worst]}"
-    )
 
 
 SHAPES = [

@@ -5,8 +5,12 @@ import math
 
 import pytest
 import torch
-from conftest import assert_close_to_reference, random_tensor, requires_cuda
-from test_dims import assert_matches_torch
+from conftest import (
+    assert_close_to_reference,
+    assert_matches_torch,
+    random_tensor,
+    requires_cuda,
+)
 
 # The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): one load a
 # thread up to 512 vectors (a warp per 32), two up to 1,024 (a warp per 64), then
