@@ -6,5 +6,6 @@ concern: ``cli`` (options, the run), ``context`` (device, settings, rotation),
 ``roofline`` (the read-only ceiling and its sweep), ``check`` (every result
 against a float64 / exact reference before it is timed), ``timing`` (eager,
 CUDA-graph and host-cost timing), ``runner`` (check then time every peer on a
-case), ``scenarios/`` (one file each), ``report`` and ``plots``.
+case), ``scenarios/`` (one file each), ``report`` and ``plots``; ``compare``
+sets several runs' results side by side.
 """
