@@ -49,17 +49,28 @@ def load(path: Path) -> list[dict[str, Any]]:
     return json.loads(path.read_text())["rows"]
 
 
-def comparison(runs: dict[str, list[dict[str, Any]]], scenarios: Sequence[str] | None) -> str:
-    """A line per case that every run measured, in the first run's order."""
-    per_run = {name: standings(rows) for name, rows in runs.items()}
-    first, *_ = per_run.values()
-    keys = [k for k in first if all(k in s for s in per_run.values())]
-    keys = [k for k in keys if scenarios is None or k[0] in scenarios]
-    headers = ["scenario", "dtype", "case", *(f"{name}: v7 us (ratio, best peer)" for name in runs)]
+def comparison(
+    runs: Sequence[tuple[str, list[dict[str, Any]]]], scenarios: Sequence[str] | None
+) -> str:
+    """A line per case that every run measured, in the first run's order; runs
+    are (name, rows) pairs, so that one file may appear twice."""
+    per_run = [standings(rows) for _, rows in runs]
+    keys = [k for k in per_run[0] if all(k in s for s in per_run)]
+    if scenarios is not None:
+        unknown = sorted(set(scenarios) - {k[0] for k in keys})
+        if unknown:
+            raise ValueError(f"no case of scenario(s) {', '.join(unknown)} in every run")
+        keys = [k for k in keys if k[0] in scenarios]
+    headers = [
+        "scenario",
+        "dtype",
+        "case",
+        *(f"{name}: v7 us (ratio, best peer)" for name, _ in runs),
+    ]
     body = []
     for key in keys:
         cells = []
-        for standing in per_run.values():
+        for standing in per_run:
             us, ratio, best = standing[key]
             cells.append(f"{us:,.2f} ({ratio:.3f}, {best})")
         body.append([*key, *cells])
@@ -74,8 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenarios", type=lambda text: text.split(","),
                         help="comma-separated scenarios to show (default: all)")  # fmt: skip
     args = parser.parse_args(argv)
-    runs = {str(path): load(path) for path in args.runs}
-    print(comparison(runs, args.scenarios))
+    runs = [(str(path), load(path)) for path in args.runs]
+    try:
+        print(comparison(runs, args.scenarios))
+    except ValueError as error:
+        parser.error(str(error))
     return 0
 
 

@@ -89,8 +89,9 @@ def host_costs(
     HOST_COST_ROUNDS rounds, each round's sample the median of its blocks: one
     long sample per peer moved with the host's state (the same day's runs put
     sum_v7's cost at 7.8 and at 13.6 us), and a drift now hits every peer alike.
-    Each round starts one peer further along (round_order), so that no peer
-    always follows the same one (Inductor's calls are ~6x the others' host work)."""
+    Each round starts one peer further along (round_order), as the eager and
+    graph rounds do, so that no peer always holds the same place in a round: in
+    one fixed order torch.sum was timed first in every round and sum_v7 last."""
     samples: dict[str, list[float]] = {name: [] for name in fns}
     for fn in fns.values():
         fn(x)

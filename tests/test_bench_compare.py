@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from benchmarks import compare
 
 
@@ -40,7 +42,7 @@ def test_comparison_keeps_the_cases_every_run_has_and_the_scenarios_asked_for(tm
         row("graph", "2^20", "Inductor", 5.5), row("graph", "2^20", "sum_v7", 5.0),
         row("dims", "8x8 dim=(0)", "torch.sum", 2.0), row("dims", "8x8 dim=(0)", "sum_v7", 1.6),
     ])  # fmt: skip
-    runs = {"a": compare.load(first), "b": compare.load(second / "results.json")}
+    runs = [("a", compare.load(first)), ("b", compare.load(second / "results.json"))]
     table = compare.comparison(runs, None).splitlines()
     assert len(table) == 4  # header, rule, the two cases both runs measured
     assert "4.00 (1.250, Inductor)" in table[2] and "5.00 (1.100, Inductor)" in table[2]
@@ -53,5 +55,15 @@ def test_main_prints_the_table(tmp_path, capsys):
     run = write_run(
         tmp_path / "a", [row("graph", "2^20", "CUB", 6.0), row("graph", "2^20", "sum_v7", 3.0)]
     )
-    assert compare.main([str(run), str(run / "results.json")]) == 0
-    assert "3.00 (2.000, CUB)" in capsys.readouterr().out
+    assert compare.main([str(run), str(run / "results.json"), str(run)]) == 0
+    header, _, line = capsys.readouterr().out.splitlines()
+    assert header.count("v7 us") == 3 and line.count("3.00 (2.000, CUB)") == 3
+
+
+def test_a_scenario_no_run_measured_is_an_error(tmp_path, capsys):
+    run = write_run(
+        tmp_path / "a", [row("graph", "2^20", "CUB", 6.0), row("graph", "2^20", "sum_v7", 3.0)]
+    )
+    with pytest.raises(SystemExit):
+        compare.main([str(run), "--scenarios", "grpah"])
+    assert "grpah" in capsys.readouterr().err

@@ -138,7 +138,7 @@ def test_graph_rounds_start_one_peer_further_along_each_time():
 
 
 def test_host_cost_rounds_start_one_peer_further_along_each_time(monkeypatch):
-    """No peer's host cost is always timed right after the same peer's."""
+    """No peer's host cost is timed at the same place in every round."""
     monkeypatch.setattr(timing, "HOST_COST_ROUNDS", 3)
     calls = []
     fns = {name: (lambda x, name=name: calls.append(name)) for name in ["a", "b", "c"]}

@@ -181,21 +181,26 @@ def test_a_column_sum_of_a_few_splits_is_a_cluster_a_band(tmp_path):
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("rows_per_sm", "row_length", "kernel", "grid_per_sm"),
-    [(64, 1000, "dense_row_kernel<32,", 8), (16, 1000, "dense_row_kernel<128,", 16),
-     (64, 4096, "dense_row_kernel<128,", 64), (64, 4097, "dense_row_kernel<128,", 64)],
+    ("rows_per_sm", "row_length", "dtype", "kernel", "grid_per_sm"),
+    [(64, 1000, torch.float32, "dense_row_kernel<32,", 8),
+     (16, 1000, torch.float32, "dense_row_kernel<128,", 16),
+     (64, 4092, torch.float32, "dense_row_kernel<32,", 8),
+     (64, 4096, torch.float32, "dense_row_kernel<128,", 64),
+     (64, 4097, torch.float32, "dense_row_kernel<128,", 64),
+     (64, 8184, torch.bfloat16, "dense_row_kernel<32,", 8),
+     (64, 8192, torch.bfloat16, "dense_row_kernel<128,", 64)],
 )  # fmt: skip
 def test_dense_rows_take_a_warp_or_a_block_a_row(
-    rows_per_sm, row_length, kernel, grid_per_sm, tmp_path, seed
+    rows_per_sm, row_length, dtype, kernel, grid_per_sm, tmp_path, seed
 ):
     """Contiguous rows summed over the last dim. Rows shorter than a round of a
-    block's loads (128 threads, 8 vectors each): with a row for every warp of a wave
-    (8 or 9 blocks of 4 warps a multiprocessor at 56 registers), 4-warp blocks of a
-    row a warp, 2 rows each at 64 rows a multiprocessor; with fewer, a block a row.
-    Rows of at least that round (4,096 float32): a block a row, a block for every row,
-    however many waves that takes."""
+    block's loads (128 threads, 8 vectors each: 4,096 float32, 8,192 bfloat16): with
+    a row for every warp of a wave (8 or 9 blocks of 4 warps a multiprocessor at
+    56-64 registers), 4-warp blocks of a row a warp, 2 rows each at 64 rows a
+    multiprocessor; with fewer, a block a row. Rows of at least that round: a block a
+    row, a block for every row, however many waves that takes."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    x = torch.randn(rows_per_sm * sms, row_length, device="cuda")
+    x = torch.randn(rows_per_sm * sms, row_length, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     assert len(kernels) == 1 and kernel in kernels[0][0], kernels
     assert kernels[0][1][0] == grid_per_sm * sms and kernels[0][2][0] == 128, kernels

@@ -4,15 +4,16 @@
 // expanded tensors, any strides) and the sum over the innermost dims.
 // Dense rows (an output is one contiguous row, its start a multiple of one
 // stride from the first's: the last dims of a contiguous tensor, or of a
-// slice of one) have a lean kernel: a block a row where a row fills a round
-// of the block's loads or there are fewer rows than resident warps, else a
-// warp a row; the full sum of such rows (a row slice) reads them the same
-// way into one total. Otherwise, with at least one
-// output per resident warp, a warp owns each output; else a block of 4 warps
-// owns one output (or a split of one, when there are too few outputs to fill
-// the GPU) and its warps take chunks of the output's rows. A chunk is one
-// round of 16-byte loads per lane, with scalar edges where a row is not
-// 16-byte aligned.
+// slice of one) have a lean kernel: a block a row for every row where a row
+// fills a round of the block's loads, else a warp a row where there is a row
+// for every resident warp, else a block a row in one wave; the full sum of
+// such rows (a row slice) reads them a warp or a block a row, in one wave,
+// into one total. Fewer rows than a wave of blocks, and other rows: with at
+// least one output per resident warp, a warp owns each output; else a block
+// of 4 warps owns one output (or a split of one, when there are too few
+// outputs to fill the GPU) and its warps take chunks of the output's rows. A
+// chunk is one round of 16-byte loads per lane, with scalar edges where a row
+// is not 16-byte aligned.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -218,7 +219,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 }
 
 // Launches the dense-row kernel where `problem` is dense rows and there are
-// enough of them for a row per warp or per block in one wave; returns false
+// at least a wave of blocks of them (a warp or a block a row); returns false
 // otherwise (fewer rows are split between blocks by row_sum_kernel).
 template <typename InT, typename OutT>
 bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext& context) {
