@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import statistics
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 import torch.utils.benchmark as benchmark
@@ -23,6 +23,8 @@ import torch.utils.benchmark as benchmark
 HOST_COST_NUMEL = 1024
 HOST_COST_ROUNDS = 5
 EAGER_ROUNDS = 5
+
+T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,11 +70,11 @@ def eager(
         )
         for name, fn in fns.items()
     }
-    parts: dict[str, list[benchmark.Measurement]] = {name: [] for name in timers}
-    for turn in range(EAGER_ROUNDS):
-        for name in round_order(list(timers), turn):
-            part = timers[name].blocked_autorange(min_run_time=min_run_time / EAGER_ROUNDS)
-            parts[name].append(part)
+    parts = in_turns(
+        list(timers),
+        EAGER_ROUNDS,
+        lambda name: timers[name].blocked_autorange(min_run_time=min_run_time / EAGER_ROUNDS),
+    )
     results = {}
     for name, measured in parts.items():
         (merged,) = benchmark.Measurement.merge(measured)  # times per loop over the inputs
@@ -92,13 +94,14 @@ def host_costs(
     Each round starts one peer further along (round_order), as the eager and
     graph rounds do, so that no peer always holds the same place in a round: in
     one fixed order torch.sum was timed first in every round and sum_v7 last."""
-    samples: dict[str, list[float]] = {name: [] for name in fns}
     for fn in fns.values():
         fn(x)
-    for turn in range(HOST_COST_ROUNDS):
-        for name in round_order(list(fns), turn):
-            timer = make_timer("fn(x)", {"fn": fns[name], "x": x})
-            samples[name].append(timer.blocked_autorange(min_run_time=min_run_time).median * 1e6)
+
+    def sample(name: str) -> float:
+        timer = make_timer("fn(x)", {"fn": fns[name], "x": x})
+        return timer.blocked_autorange(min_run_time=min_run_time).median * 1e6
+
+    samples = in_turns(list(fns), HOST_COST_ROUNDS, sample)
     return {name: Timing.of(times) for name, times in samples.items()}
 
 
@@ -143,10 +146,9 @@ def graphs(steps: dict[str, Callable[[int], Any]], calls: int, replays: int) -> 
     every peer alike instead of deciding which one wins.
     """
     captured = {name: capture(step, calls) for name, step in steps.items()}
-    samples: dict[str, list[float]] = {name: [] for name in captured}
-    for turn in range(replays):
-        for name in round_order(list(captured), turn):
-            samples[name].append(replay_us_per_call(captured[name], calls))
+    samples = in_turns(
+        list(captured), replays, lambda name: replay_us_per_call(captured[name], calls)
+    )
     return {name: Timing.of(times, calls_per_graph=calls) for name, times in samples.items()}
 
 
@@ -154,6 +156,18 @@ def round_order(names: list[str], turn: int) -> list[str]:
     """The order of round `turn`: every name once, starting `turn` names along."""
     first = turn % len(names)
     return names[first:] + names[:first]
+
+
+def in_turns(names: list[str], rounds: int, measure: Callable[[str], T]) -> dict[str, list[T]]:
+    """measure(name) for every name in each of `rounds` rounds, in round_order:
+    the samples of each name, in round order. Every timing of peers against
+    each other runs this way, so that a drift of the host's or the GPU's state
+    reaches every peer alike."""
+    samples: dict[str, list[T]] = {name: [] for name in names}
+    for turn in range(rounds):
+        for name in round_order(names, turn):
+            samples[name].append(measure(name))
+    return samples
 
 
 def graph(step: Callable[[int], Any], calls: int, replays: int) -> Timing:
