@@ -23,6 +23,9 @@
 #include "problem.h"
 #include "reduce.cuh"
 
+// After the headers above: it uses C10_HOST_DEVICE without including its macro.
+#include <ATen/cuda/detail/IntegerDivider.cuh>
+
 namespace torch_reduce::cuda::v7 {
 namespace {
 
@@ -59,10 +62,43 @@ __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* addr
 }
 
 // The block's lanes: 2^column_lanes_log2 threads side by side along the
-// columns, kBlock / that many along the rows.
+// columns, kBlock / that many along the rows; and the bands' place in the
+// outer dims. The kernels locate a band without a division where they can:
+// each 64-bit division was a chain of ~20 dependent instructions before the
+// first load (benchmarks/NOTES.md, session 14).
 struct BandShape {
   int column_lanes_log2;
   int64_t bands_per_outer;
+  // band / bands_per_outer as a multiply and a shift, where every band index
+  // fits in 31 bits (`divide_fast`).
+  at::cuda::detail::IntDivider<unsigned int> per_outer;
+  bool divide_fast;
+
+  BandShape(int column_lanes_log2, int64_t bands_per_outer, int64_t bands)
+      : column_lanes_log2(column_lanes_log2),
+        bands_per_outer(bands_per_outer),
+        divide_fast(bands <= INT32_MAX) {
+    if (divide_fast) per_outer = at::cuda::detail::IntDivider<unsigned int>(bands_per_outer);
+  }
+
+  __device__ __forceinline__ int64_t outer_of(int64_t band) const {
+    return divide_fast ? int64_t(per_outer.div(static_cast<unsigned int>(band)))
+                       : band / bands_per_outer;
+  }
+};
+
+// The rows of each split of a band: split s takes [first(s), first(s + 1)),
+// the first `longer` splits one row more than the others. Computed on the
+// host, where the kernels' rows * s / splits was a division.
+struct RowSplits {
+  int64_t rows_each;
+  int64_t longer;
+
+  RowSplits(int64_t rows, int64_t splits) : rows_each(rows / splits), longer(rows % splits) {}
+
+  __device__ __forceinline__ int64_t first(int64_t split) const {
+    return split * rows_each + (split < longer ? split : longer);
+  }
 };
 
 // Lanes of the block `width` threads apart (thread = lane * width + offset)
@@ -206,8 +242,8 @@ __device__ __forceinline__ void sum_reduced_rows(const InT* base, int64_t first_
 
 template <typename InT, typename OutT, int kColumns>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    column_sum_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, acc_t<InT>* partials,
-                      unsigned int* counters) {
+    column_sum_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, RowSplits row_splits,
+                      acc_t<InT>* partials, unsigned int* counters) {
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
   const int column_lanes = 1 << shape.column_lanes_log2;
@@ -216,21 +252,20 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int row_lane = threadIdx.x >> shape.column_lanes_log2;
   const int band_width = column_lanes * kColumns;
   const int64_t splits = gridDim.y;
-  const int64_t rows = problem.reduced.numel();
-  const int64_t row_end = rows * (blockIdx.y + 1) / splits;
+  const int64_t first_row = row_splits.first(blockIdx.y);
+  const int64_t row_end = row_splits.first(blockIdx.y + 1);
   const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
   for (int64_t band = blockIdx.x; band < bands; band += gridDim.x) {
-    const int64_t outer = band / shape.bands_per_outer;
-    const int64_t band_column = (band % shape.bands_per_outer) * band_width;
+    const int64_t outer = shape.outer_of(band);
+    const int64_t band_column = (band - outer * shape.bands_per_outer) * band_width;
     const int64_t column = band_column + column_lane * kColumns;
     const bool has_column = column < problem.inner_outputs;
     AccT sums[kColumns];
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
     if (has_column) {
-      sum_reduced_rows(problem.input + problem.outer.offset(outer) + column,
-                       rows * blockIdx.y / splits + row_lane, row_end, row_lanes, problem.reduced,
-                       sums);
+      sum_reduced_rows(problem.input + problem.outer.offset(outer) + column, first_row + row_lane,
+                       row_end, row_lanes, problem.reduced, sums);
     }
     // Row lane 0 ends with the block's sums.
     sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);
@@ -273,7 +308,7 @@ constexpr int kColumnClusterBlocks =
 // column_sum_kernel's for one band.
 template <typename InT, typename OutT, int kColumns>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    column_cluster_kernel(ColumnProblem<InT, OutT> problem, BandShape shape) {
+    column_cluster_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, RowSplits row_splits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
@@ -285,18 +320,17 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int column_lane = threadIdx.x & (column_lanes - 1);
   const int row_lane = threadIdx.x >> shape.column_lanes_log2;
   const int band_width = column_lanes * kColumns;
-  const int64_t splits = gridDim.y;
-  const int64_t rows = problem.reduced.numel();
   const int64_t band = blockIdx.x;
-  const int64_t outer = band / shape.bands_per_outer;
-  const int64_t column = (band % shape.bands_per_outer) * band_width + column_lane * kColumns;
+  const int64_t outer = shape.outer_of(band);
+  const int64_t column =
+      (band - outer * shape.bands_per_outer) * band_width + column_lane * kColumns;
   const bool has_column = column < problem.inner_outputs;
   AccT sums[kColumns];
 #pragma unroll
   for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
   if (has_column) {
     sum_reduced_rows(problem.input + problem.outer.offset(outer) + column,
-                     rows * blockIdx.y / splits + row_lane, rows * (blockIdx.y + 1) / splits,
+                     row_splits.first(blockIdx.y) + row_lane, row_splits.first(blockIdx.y + 1),
                      row_lanes, problem.reduced, sums);
   }
   sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);  // row lane 0 ends with them
@@ -350,8 +384,10 @@ struct Bands {
 template <int kColumns, typename InT, typename OutT>
 Bands bands_of(const ColumnProblem<InT, OutT>& problem, int column_lanes_log2) {
   const int width = (1 << column_lanes_log2) * kColumns;
-  const BandShape shape{column_lanes_log2, ceil_div(problem.inner_outputs, int64_t(width))};
-  return {shape, kBlock >> column_lanes_log2, width, problem.outer.numel() * shape.bands_per_outer};
+  const int64_t bands_per_outer = ceil_div(problem.inner_outputs, int64_t(width));
+  const int64_t count = problem.outer.numel() * bands_per_outer;
+  return {BandShape(column_lanes_log2, bands_per_outer, count), kBlock >> column_lanes_log2, width,
+          count};
 }
 
 template <typename InT, typename OutT, int kColumns>
@@ -401,13 +437,14 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
     const dim3 grid(static_cast<unsigned>(bands.count),
                     static_cast<unsigned>(splits));  // a cluster a band
     return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,
-                                       bands.shape);
+                                       bands.shape, RowSplits(rows, splits));
   }
   AccT* partials = splits > 1 ? finish.partials_for(bands.count * splits * bands.width) : nullptr;
   unsigned int* counters =
       splits > 1 && bands.count <= finish.counter_count ? finish.counter : nullptr;
   const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(problem, bands.shape, partials, counters);
+  kernel<<<grid, kBlock, 0, context.stream>>>(problem, bands.shape, RowSplits(rows, splits),
+                                              partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
     column_partials_kernel<kColumns, AccT, OutT><<<bands.count, kBlock, 0, context.stream>>>(

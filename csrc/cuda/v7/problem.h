@@ -23,6 +23,7 @@ struct StridedIndex {
   int64_t strides[kMaxDims] = {};
 
   C10_HOST_DEVICE int64_t numel() const {
+    if (ndim == 1) return sizes[0];  // the common case, before the loop's setup
     int64_t n = 1;
     for (int d = 0; d < ndim; ++d) n *= sizes[d];
     return n;
@@ -30,8 +31,12 @@ struct StridedIndex {
 
   // `index` < numel(). Static indices only: a dynamically indexed kernel
   // parameter would be copied to local memory. The outermost dim needs no
-  // division, so one coalesced dim costs a multiply.
+  // division, so one coalesced dim costs a multiply; it returns first,
+  // without stepping through the other dims' code: a test and a taken
+  // branch each, which put ~35 instructions and instruction-cache misses
+  // before a column kernel's first load (benchmarks/NOTES.md, session 14).
   C10_HOST_DEVICE int64_t offset(int64_t index) const {
+    if (ndim == 1) return index * strides[0];
     int64_t offset = 0;
 #pragma unroll
     for (int d = kMaxDims - 1; d > 0; --d) {
