@@ -71,7 +71,7 @@ struct BandShape {
   int64_t bands_per_outer;
   // band / bands_per_outer as a multiply and a shift, where every band index
   // fits in 31 bits (`divide_fast`).
-  at::cuda::detail::IntDivider<unsigned int> per_outer;
+  at::cuda::detail::IntDivider<unsigned int> per_outer{};  // zeros where unused
   bool divide_fast;
 
   BandShape(int column_lanes_log2, int64_t bands_per_outer, int64_t bands)
