@@ -69,8 +69,8 @@ __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* addr
 struct BandShape {
   int column_lanes_log2;
   int64_t bands_per_outer;
-  // band / bands_per_outer as a multiply and a shift, where every band index
-  // fits in 31 bits (`divide_fast`).
+  // band / bands_per_outer as a multiply-high, an add and a shift, where
+  // every band index fits in 31 bits (`divide_fast`).
   at::cuda::detail::IntDivider<unsigned int> per_outer{};  // zeros where unused
   bool divide_fast;
 
@@ -88,8 +88,9 @@ struct BandShape {
 };
 
 // The rows of each split of a band: split s takes [first(s), first(s + 1)),
-// the first `longer` splits one row more than the others. Computed on the
-// host, where the kernels' rows * s / splits was a division.
+// the first `longer` splits one row more than the others. rows / splits and
+// rows % splits are taken on the host, in place of the kernels' two
+// divisions rows * s / splits.
 struct RowSplits {
   int64_t rows_each;
   int64_t longer;

@@ -32,9 +32,10 @@ struct StridedIndex {
   // `index` < numel(). Static indices only: a dynamically indexed kernel
   // parameter would be copied to local memory. The outermost dim needs no
   // division, so one coalesced dim costs a multiply; it returns first,
-  // without stepping through the other dims' code: a test and a taken
-  // branch each, which put ~35 instructions and instruction-cache misses
-  // before a column kernel's first load (benchmarks/NOTES.md, session 14).
+  // without stepping through the other dims' code: a reload of ndim, a test
+  // and a taken branch each, which put ~35 instructions and instruction-cache
+  // misses before a column kernel's first load (benchmarks/NOTES.md, session
+  // 14).
   C10_HOST_DEVICE int64_t offset(int64_t index) const {
     if (ndim == 1) return index * strides[0];
     int64_t offset = 0;
