@@ -23,9 +23,6 @@
 #include "problem.h"
 #include "reduce.cuh"
 
-// After the headers above: it uses C10_HOST_DEVICE without including its macro.
-#include <ATen/cuda/detail/IntegerDivider.cuh>
-
 namespace torch_reduce::cuda::v7 {
 namespace {
 
@@ -62,44 +59,11 @@ __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* addr
 }
 
 // The block's lanes: 2^column_lanes_log2 threads side by side along the
-// columns, kBlock / that many along the rows; and the bands' place in the
-// outer dims. The kernels locate a band without a division where they can:
-// each 64-bit division was a chain of ~20 dependent instructions before the
-// first load (benchmarks/NOTES.md, session 14).
+// columns, kBlock / that many along the rows; and how many bands each outer
+// index has.
 struct BandShape {
   int column_lanes_log2;
-  int64_t bands_per_outer;
-  // band / bands_per_outer as a multiply-high, an add and a shift, where
-  // every band index fits in 31 bits (`divide_fast`).
-  at::cuda::detail::IntDivider<unsigned int> per_outer{};  // zeros where unused
-  bool divide_fast;
-
-  BandShape(int column_lanes_log2, int64_t bands_per_outer, int64_t bands)
-      : column_lanes_log2(column_lanes_log2),
-        bands_per_outer(bands_per_outer),
-        divide_fast(bands <= INT32_MAX) {
-    if (divide_fast) per_outer = at::cuda::detail::IntDivider<unsigned int>(bands_per_outer);
-  }
-
-  __device__ __forceinline__ int64_t outer_of(int64_t band) const {
-    return divide_fast ? int64_t(per_outer.div(static_cast<unsigned int>(band)))
-                       : band / bands_per_outer;
-  }
-};
-
-// The rows of each split of a band: split s takes [first(s), first(s + 1)),
-// the first `longer` splits one row more than the others. rows / splits and
-// rows % splits are taken on the host, in place of the kernels' two
-// divisions rows * s / splits.
-struct RowSplits {
-  int64_t rows_each;
-  int64_t longer;
-
-  RowSplits(int64_t rows, int64_t splits) : rows_each(rows / splits), longer(rows % splits) {}
-
-  __device__ __forceinline__ int64_t first(int64_t split) const {
-    return split * rows_each + (split < longer ? split : longer);
-  }
+  IndexDivider bands_per_outer;
 };
 
 // Lanes of the block `width` threads apart (thread = lane * width + offset)
@@ -243,7 +207,7 @@ __device__ __forceinline__ void sum_reduced_rows(const InT* base, int64_t first_
 
 template <typename InT, typename OutT, int kColumns>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    column_sum_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, RowSplits row_splits,
+    column_sum_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, EvenSplits row_splits,
                       acc_t<InT>* partials, unsigned int* counters) {
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
@@ -255,10 +219,11 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int64_t splits = gridDim.y;
   const int64_t first_row = row_splits.first(blockIdx.y);
   const int64_t row_end = row_splits.first(blockIdx.y + 1);
-  const int64_t bands = problem.outer.numel() * shape.bands_per_outer;
+  const int64_t bands_per_outer = shape.bands_per_outer.divisor();
+  const int64_t bands = problem.outer.numel() * bands_per_outer;
   for (int64_t band = blockIdx.x; band < bands; band += gridDim.x) {
-    const int64_t outer = shape.outer_of(band);
-    const int64_t band_column = (band - outer * shape.bands_per_outer) * band_width;
+    const int64_t outer = shape.bands_per_outer.div(band);
+    const int64_t band_column = (band - outer * bands_per_outer) * band_width;
     const int64_t column = band_column + column_lane * kColumns;
     const bool has_column = column < problem.inner_outputs;
     AccT sums[kColumns];
@@ -309,7 +274,8 @@ constexpr int kColumnClusterBlocks =
 // column_sum_kernel's for one band.
 template <typename InT, typename OutT, int kColumns>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    column_cluster_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, RowSplits row_splits) {
+    column_cluster_kernel(ColumnProblem<InT, OutT> problem, BandShape shape,
+                          EvenSplits row_splits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
@@ -322,9 +288,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int row_lane = threadIdx.x >> shape.column_lanes_log2;
   const int band_width = column_lanes * kColumns;
   const int64_t band = blockIdx.x;
-  const int64_t outer = shape.outer_of(band);
+  const int64_t outer = shape.bands_per_outer.div(band);
   const int64_t column =
-      (band - outer * shape.bands_per_outer) * band_width + column_lane * kColumns;
+      (band - outer * shape.bands_per_outer.divisor()) * band_width + column_lane * kColumns;
   const bool has_column = column < problem.inner_outputs;
   AccT sums[kColumns];
 #pragma unroll
@@ -368,10 +334,11 @@ __global__ void __launch_bounds__(kBlock)
   __shared__ AccT scratch[kColumns][kBlock];
   const int64_t band = blockIdx.x;
   const int band_width = (1 << shape.column_lanes_log2) * kColumns;
-  const int64_t band_column = (band % shape.bands_per_outer) * band_width;
-  sum_band_partials<kColumns>(
-      partials + band * splits * band_width, splits, shape, inner_outputs - band_column,
-      result + (band / shape.bands_per_outer) * inner_outputs + band_column, scratch);
+  const int64_t outer = shape.bands_per_outer.div(band);
+  const int64_t band_column = (band - outer * shape.bands_per_outer.divisor()) * band_width;
+  sum_band_partials<kColumns>(partials + band * splits * band_width, splits, shape,
+                              inner_outputs - band_column,
+                              result + outer * inner_outputs + band_column, scratch);
 }
 
 // Bands of 2^column_lanes_log2 column lanes over `problem`'s columns.
@@ -387,8 +354,8 @@ Bands bands_of(const ColumnProblem<InT, OutT>& problem, int column_lanes_log2) {
   const int width = (1 << column_lanes_log2) * kColumns;
   const int64_t bands_per_outer = ceil_div(problem.inner_outputs, int64_t(width));
   const int64_t count = problem.outer.numel() * bands_per_outer;
-  return {BandShape(column_lanes_log2, bands_per_outer, count), kBlock >> column_lanes_log2, width,
-          count};
+  return {BandShape{column_lanes_log2, IndexDivider(bands_per_outer, count)},
+          kBlock >> column_lanes_log2, width, count};
 }
 
 template <typename InT, typename OutT, int kColumns>
@@ -438,13 +405,13 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
     const dim3 grid(static_cast<unsigned>(bands.count),
                     static_cast<unsigned>(splits));  // a cluster a band
     return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,
-                                       bands.shape, RowSplits(rows, splits));
+                                       bands.shape, EvenSplits(rows, splits));
   }
   AccT* partials = splits > 1 ? finish.partials_for(bands.count * splits * bands.width) : nullptr;
   unsigned int* counters =
       splits > 1 && bands.count <= finish.counter_count ? finish.counter : nullptr;
   const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(problem, bands.shape, RowSplits(rows, splits),
+  kernel<<<grid, kBlock, 0, context.stream>>>(problem, bands.shape, EvenSplits(rows, splits),
                                               partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {

@@ -10,6 +10,9 @@
 
 #include "../../accumulate_type.h"
 
+// After the macros above: it uses C10_HOST_DEVICE without including them.
+#include <ATen/cuda/detail/IntegerDivider.cuh>
+
 namespace torch_reduce::cuda::v7 {
 
 // Coalesced dims of one side of a reduction (kept or reduced). Layouts with
@@ -47,6 +50,45 @@ struct StridedIndex {
       }
     }
     return ndim > 0 ? offset + index * strides[0] : 0;
+  }
+};
+
+// n / divisor for the indices 0 <= n < count that a kernel divides: ATen's
+// multiply-high, add and shift where count fits 31 bits, else the division. A
+// 64-bit division is nvcc's test of both operands' high words and a chain of
+// ~20 dependent instructions, which the column kernels ran before their first
+// load (benchmarks/NOTES.md, session 14).
+class IndexDivider {
+ public:
+  IndexDivider(int64_t divisor, int64_t count)
+      : divisor_(divisor), fast_(count <= INT32_MAX && divisor <= INT32_MAX) {
+    if (fast_) divider_ = at::cuda::detail::IntDivider<unsigned int>(unsigned(divisor));
+  }
+
+  C10_HOST_DEVICE int64_t divisor() const { return divisor_; }
+
+  C10_HOST_DEVICE int64_t div(int64_t n) const {
+    return fast_ ? int64_t(divider_.div(static_cast<unsigned int>(n))) : n / divisor_;
+  }
+
+ private:
+  int64_t divisor_;
+  bool fast_;
+  at::cuda::detail::IntDivider<unsigned int> divider_{};  // zeros where unused
+};
+
+// `count` items in `splits` contiguous runs, as even as integers allow: split
+// s takes [first(s), first(s + 1)), the first `longer` splits one item more
+// than the others. Computed on the host, where count * s / splits in a kernel
+// is a division.
+struct EvenSplits {
+  int64_t each;
+  int64_t longer;
+
+  EvenSplits(int64_t count, int64_t splits) : each(count / splits), longer(count % splits) {}
+
+  C10_HOST_DEVICE int64_t first(int64_t split) const {
+    return split * each + (split < longer ? split : longer);
   }
 };
 

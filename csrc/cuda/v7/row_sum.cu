@@ -105,30 +105,31 @@ __device__ __forceinline__ AccT lane_items_sum(const RowProblem<InT, OutT>& prob
 
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    row_sum_kernel(RowProblem<InT, OutT> problem, int64_t splits, int64_t chunks_per_row,
-                   acc_t<InT>* partials, unsigned int* counter) {
+    row_sum_kernel(RowProblem<InT, OutT> problem, IndexDivider splits /* per output */,
+                   EvenSplits item_splits, int64_t chunks_per_row, acc_t<InT>* partials,
+                   unsigned int* counter) {
   using AccT = acc_t<InT>;
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const int64_t outputs = problem.outputs.numel();
-  const int64_t items = problem.rows.numel() * chunks_per_row;
-  for (int64_t unit = blockIdx.x; unit < outputs * splits; unit += gridDim.x) {
-    const int64_t output = unit / splits;
-    const int64_t split = unit % splits;
+  const int64_t split_count = splits.divisor();
+  for (int64_t unit = blockIdx.x; unit < outputs * split_count; unit += gridDim.x) {
+    const int64_t output = splits.div(unit);
+    const int64_t split = unit - output * split_count;
     const InT* base = problem.input + problem.outputs.offset(output);
     const AccT sum = block_sum<kBlock>(
-        lane_items_sum<AccT>(problem, base, items * split / splits + warp,
-                             items * (split + 1) / splits, kWarps, chunks_per_row, lane));
+        lane_items_sum<AccT>(problem, base, item_splits.first(split) + warp,
+                             item_splits.first(split + 1), kWarps, chunks_per_row, lane));
     if (threadIdx.x == 0) {
-      if (splits == 1) {
+      if (split_count == 1) {
         problem.result[output] = static_cast<OutT>(sum);
       } else {
         partials[unit] = sum;
       }
     }
   }
-  if (splits > 1) {
-    finish_in_last_block<kBlock>(static_cast<const AccT*>(partials), outputs, splits,
+  if (split_count > 1) {
+    finish_in_last_block<kBlock>(static_cast<const AccT*>(partials), outputs, split_count,
                                  problem.result, counter, gridDim.x);
   }
 }
@@ -319,8 +320,9 @@ void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT
   const int64_t splits =
       split_count(outputs, items, wave, std::max<int64_t>(1, finish.partials_capacity / outputs));
   const int64_t blocks = std::min<int64_t>(outputs * splits, INT_MAX);
-  kernel<<<blocks, kBlock, 0, context.stream>>>(problem, splits, chunks_per_row, finish.partials,
-                                                finish.counter);
+  kernel<<<blocks, kBlock, 0, context.stream>>>(problem, IndexDivider(splits, outputs * splits),
+                                                EvenSplits(items, splits), chunks_per_row,
+                                                finish.partials, finish.counter);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   finish_in_second_launch_if_needed<kBlock>(finish, outputs, splits, problem.result,
                                             context.stream);
