@@ -66,23 +66,33 @@ struct BandShape {
   IndexDivider bands_per_outer;
 };
 
-// Lanes of the block `width` threads apart (thread = lane * width + offset)
-// meet in a fixed tree in `shared`: lane 0 ends with the sum over all `lanes`
-// lanes of each of its kValues values.
+// Lanes of the block `width` threads apart (thread = lane * width + offset,
+// width a power of two up to a warp) meet in a fixed order: lane 0 ends with
+// the sum over all kBlock / width lanes of each of its kValues values. A
+// warp's lanes meet by shuffle, then lane 0 adds the warps' sums from
+// `shared` in warp order: one barrier, where a tree in shared memory took one
+// per halving (4 for 16 lanes).
 template <int kValues, typename AccT>
 __device__ __forceinline__ void sum_across_lanes(AccT (&values)[kValues], AccT (*shared)[kBlock],
-                                                 int lanes, int width) {
-  const int lane = threadIdx.x / width;
+                                                 int width) {
+  constexpr int kWarps = kBlock / kWarpSize;
+  for (int distance = kWarpSize / 2; distance >= width; distance /= 2) {
 #pragma unroll
-  for (int v = 0; v < kValues; ++v) shared[v][threadIdx.x] = values[v];
-  for (int stride = lanes / 2; stride > 0; stride /= 2) {
-    __syncthreads();
-    if (lane < stride) {
+    for (int v = 0; v < kValues; ++v)
+      values[v] += __shfl_down_sync(0xffffffffu, values[v], distance);
+  }
+  const int warp = threadIdx.x / kWarpSize;
+  const int offset = threadIdx.x % kWarpSize;
+  if (offset < width) {
 #pragma unroll
-      for (int v = 0; v < kValues; ++v) {
-        values[v] += shared[v][threadIdx.x + stride * width];
-        shared[v][threadIdx.x] = values[v];
-      }
+    for (int v = 0; v < kValues; ++v) shared[v][warp * width + offset] = values[v];
+  }
+  __syncthreads();
+  if (threadIdx.x < width) {
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) {
+#pragma unroll
+      for (int v = 0; v < kValues; ++v) values[v] += shared[v][w * width + threadIdx.x];
     }
   }
 }
@@ -152,7 +162,7 @@ __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int
       }
     }
   }
-  sum_across_lanes(sums, scratch, split_lanes, column_lanes);
+  sum_across_lanes(sums, scratch, column_lanes);
   if (split_lane == 0 && column < columns) {
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) result_band[column + c] = static_cast<OutT>(sums[c]);
@@ -234,7 +244,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
                        row_end, row_lanes, problem.reduced, sums);
     }
     // Row lane 0 ends with the block's sums.
-    sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);
+    sum_across_lanes(sums, lane_sums, column_lanes);
     if (row_lane == 0 && has_column) {
       if (splits == 1) {
         OutT* out = problem.result + outer * problem.inner_outputs + column;
@@ -257,13 +267,12 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   }
 }
 
-// Splits a band in a cluster: as many as a GPU runs (16 on an H100), or the
-// portable 8 where the gathered column sums would take more than 16 KB of
-// block 0's shared memory (8-byte sums of 8 columns a thread).
-template <int kColumns, typename AccT>
-constexpr int kColumnClusterBlocks =
-    kMaxClusterBlocks * kMaxColumnLanes * kColumns * sizeof(AccT) <= 16384 ? kMaxClusterBlocks
-                                                                           : kPortableClusterBlocks;
+// Splits a band in a cluster: the portable 8, although an H100 runs 16. With
+// 8, int32 1024x1024 dim=0 takes 32 bands of 8 splits instead of 16 of 16
+// (the same one round of loads a thread): 5.32-5.37 us against 5.67-5.73, a
+// shorter gather and clusters that the GPCs place more easily
+// (benchmarks/NOTES.md, session 15).
+constexpr int kColumnClusterBlocks = kPortableClusterBlocks;
 
 // A band's splits as one thread-block cluster (Hopper and newer; at most
 // kColumnClusterBlocks splits): block 0 gathers the other splits' column sums
@@ -279,8 +288,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
-  __shared__ ClusterGather<AccT, kMaxColumnLanes * kColumns, kColumnClusterBlocks<kColumns, AccT>>
-      gather;
+  __shared__ ClusterGather<AccT, kMaxColumnLanes * kColumns, kColumnClusterBlocks> gather;
   gather.open();
   const int column_lanes = 1 << shape.column_lanes_log2;
   const int row_lanes = kBlock >> shape.column_lanes_log2;
@@ -300,7 +308,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
                      row_splits.first(blockIdx.y) + row_lane, row_splits.first(blockIdx.y + 1),
                      row_lanes, problem.reduced, sums);
   }
-  sum_across_lanes(sums, lane_sums, row_lanes, column_lanes);  // row lane 0 ends with them
+  sum_across_lanes(sums, lane_sums, column_lanes);  // row lane 0 ends with them
   gather.wait_until_open();
   if (row_lane != 0) return;
   const uint32_t rank = blockIdx.y;
@@ -377,7 +385,7 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
                   wave, kMaxPartialsPerThread * kBlock / bands.width);
   constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns>;
   const ClusterCapacity clusters =
-      cluster_capacity<cluster, kColumnClusterBlocks<kColumns, AccT>>(context.device, kBlock);
+      cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
   // A small sum (a few rounds of loads a thread) of more splits than a
   // cluster holds: as many splits as it does, so that the band finishes in
   // the cluster and not through L2, whose chain of round trips costs more
@@ -392,7 +400,8 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
     // Then narrower bands, down to 8 column lanes (row spans of 128 bytes
     // or more), while a thread has more than one round of rows and the
     // clusters still fit: twice the blocks, half the rounds (the same int32
-    // sum: 8 bands of two rounds a thread, 6.3 us; 16 bands of one, 5.9).
+    // sum in clusters of 16: 8 bands of two rounds a thread, 6.3 us; 16
+    // bands of one, 5.9).
     while (column_lanes_log2 > kMinColumnLanesLog2 &&
            ceil_div(rows, splits * int64_t(bands.row_lanes)) > kUnroll) {
       const Bands narrower = bands_of<kColumns>(problem, column_lanes_log2 - 1);
