@@ -106,10 +106,29 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
 )
 def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
     """Mid sizes: a 512-thread block per chunk, of 4 vectors a thread (2,048) for
-    fp32, 2 (1,024) for types of 8 or more elements a vector."""
+    fp32, 2 (1,024) for types of 8 or more elements a vector at these sizes, whose
+    chunks of 4 would leave multiprocessors idle."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert [(grid, block) for _, grid, block in kernels] == [([blocks, 1, 1], [512, 1, 1])], kernels
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.int8], ids=str)
+@pytest.mark.parametrize("wide_blocks_over_sms", [-1, 0])
+def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
+    dtype, wide_blocks_over_sms, tmp_path
+):
+    """16- and 8-bit mid sums take chunks of 2 loads a thread (1,024 vectors) while
+    chunks of 4 (2,048 vectors) would be fewer than the multiprocessors, and chunks
+    of 4 from there on."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    wide_blocks = sms + wide_blocks_over_sms
+    x = random_tensor(wide_blocks * 2048 * (16 // dtype.itemsize), dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    blocks = wide_blocks if wide_blocks >= sms else 2 * wide_blocks
+    assert [(grid, block) for _, grid, block in kernels] == [([blocks, 1, 1], [512, 1, 1])], kernels
+    assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={x.numel()}")
 
 
 @requires_cuda

@@ -109,14 +109,15 @@ constexpr int kChunkThreads = 512;
 // bytes they read are at most this many times the L2.
 constexpr int64_t kFromEndL2Multiple = 8;
 
-// Loads a thread in the mid sizes' chunks: 2 where a vector holds 8 or more
-// elements, whose conversions and adds hold a thread's block sum back behind
-// its last load; twice the blocks then finish sooner (bf16 2^18 on an H100,
-// finished through L2: 3.22 us against 3.62). fp32 gains nothing from it
-// (benchmarks/NOTES.md). Where only chunks of 4 fit one cluster, they are
-// taken (launch_contiguous_sum).
+// Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
+// holds 8 or more elements, whose conversions and adds hold a thread's block
+// sum back behind its last load; twice the blocks then finish sooner (bf16
+// 2^18 on an H100, finished through L2: 3.22 us against 3.62). fp32 gains
+// nothing from it (benchmarks/NOTES.md). Only while chunks of kLoadsPerRound
+// would leave multiprocessors without a block: beyond that, twice the blocks
+// add only their fixed instructions (launch_contiguous_sum).
 template <typename InT>
-constexpr int kMidChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
+constexpr int kNarrowChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 
 // This thread's share of row `row`: its loads of chunks blockIdx.x,
 // blockIdx.x + gridDim.x, ..., counted from the row's start or, with
@@ -235,6 +236,20 @@ bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t 
   return true;
 }
 
+// A block per chunk of kLoads vectors a thread, where that many blocks fit
+// one wave; false otherwise.
+template <int kLoads, typename InT, typename OutT>
+bool launch_mid_split(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                      int64_t vectors, const LaunchContext& context) {
+  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kLoads));
+  constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kLoads, InT, OutT>;
+  if (chunks * problem.rows >= one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
+    return false;
+  }
+  launch_split<mid>(problem, finish, context, chunks);
+  return true;
+}
+
 }  // namespace
 
 template <typename InT, typename OutT>
@@ -246,20 +261,27 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   if (vectors <= kOneBlockMaxVectors) {
     return launch_one_block<kLoadsPerRound>(problem, vectors, context);
   }
-  constexpr int kMidLoads = kMidChunkLoads<InT>;
-  if (launch_in_one_cluster<kMidLoads>(problem, vectors, context)) return;
-  // Chunks of 2 loads a thread too many for a cluster, of kLoadsPerRound few
-  // enough (16-bit types up to 2^18 elements): the cluster finish saves more
-  // than the wider chunks cost (bf16 2^18 on an H100: 2.87 us, against 3.24
-  // for 32 chunks of 2 loads finished through mailboxes; benchmarks/NOTES.md).
-  if constexpr (kMidLoads != kLoadsPerRound) {
+  constexpr int kNarrowLoads = kNarrowChunkLoads<InT>;
+  if (launch_in_one_cluster<kNarrowLoads>(problem, vectors, context)) return;
+  if constexpr (kNarrowLoads != kLoadsPerRound) {
+    // Narrow chunks too many for a cluster, wide ones few enough (16-bit
+    // types up to 2^18 elements): the cluster finish saves more than the
+    // wider chunks cost (bf16 2^18 on an H100: 2.87 us, against 3.24 for 32
+    // chunks of 2 loads finished through mailboxes; benchmarks/NOTES.md).
     if (launch_in_one_cluster<kLoadsPerRound>(problem, vectors, context)) return;
+    // Narrow chunks only while the wide ones would leave multiprocessors
+    // idle. Past that, the blocks' fixed instructions (the edges, the block
+    // sum, the finish) decide when the input is in L2, as after a producer:
+    // bf16 2^22 ran 1.8x the instructions of Inductor's first kernel on the
+    // same 512 blocks (benchmarks/NOTES.md, sessions 11 and 16).
+    const int64_t wide_blocks =
+        ceil_div(vectors, int64_t(kChunkThreads * kLoadsPerRound)) * problem.rows;
+    if (wide_blocks < context.sm_count &&
+        launch_mid_split<kNarrowLoads>(problem, finish, vectors, context)) {
+      return;
+    }
   }
-  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kMidLoads));
-  constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kMidLoads, InT, OutT>;
-  if (chunks * problem.rows < one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
-    return launch_split<mid>(problem, finish, context, chunks);
-  }
+  if (launch_mid_split<kLoadsPerRound>(problem, finish, vectors, context)) return;
   constexpr auto large = contiguous_sum_kernel<L2Fill::kDefault, kLoadsPerRound, InT, OutT>;
   const int64_t large_wave = std::min(
       one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);

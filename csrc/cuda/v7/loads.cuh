@@ -3,8 +3,12 @@
 // hand-off, sm_90 and newer, is cluster_handoff.cuh.)
 #pragma once
 
+#include <c10/util/BFloat16.h>
+
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <type_traits>
 
 namespace torch_reduce::cuda::v7 {
 
@@ -100,11 +104,32 @@ __device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* inpu
   return {head, num_vectors, head + num_vectors * kVec};
 }
 
+// The sum of a vector's elements in order, from the first element rather
+// than from 0: nvcc keeps an add of 0 (0 + -0.0 is +0.0). The bits are the
+// same where the caller adds the result to an accumulator that starts at
+// +0, as every caller does: the sums differ only in the sign of an all-zero
+// vector's sum, which that add erases.
 template <typename AccT, typename T>
 __device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
-  AccT sum = AccT(0);
+  if constexpr (std::is_same_v<T, c10::BFloat16> && std::is_same_v<AccT, float>) {
+    // A bfloat16 is a float's high half, so a pair in one 32-bit word widens
+    // with a shift (the first element) and a mask (the second): 2
+    // instructions a pair, where c10's conversion first takes the word apart
+    // (3 a pair in the sm_90 SASS).
+    uint32_t words[kVectorBytes / sizeof(uint32_t)];
+    memcpy(words, &vector, sizeof(words));
+    AccT sum = __uint_as_float(words[0] << 16);
+    sum += __uint_as_float(words[0] & 0xffff0000u);
 #pragma unroll
-  for (int e = 0; e < kElementsPerVector<T>; ++e) sum += static_cast<AccT>(vector.values[e]);
+    for (int w = 1; w < int(std::size(words)); ++w) {
+      sum += __uint_as_float(words[w] << 16);
+      sum += __uint_as_float(words[w] & 0xffff0000u);
+    }
+    return sum;
+  }
+  AccT sum = static_cast<AccT>(vector.values[0]);
+#pragma unroll
+  for (int e = 1; e < kElementsPerVector<T>; ++e) sum += static_cast<AccT>(vector.values[e]);
   return sum;
 }
 
