@@ -92,6 +92,15 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
     assert len(kernels) == 1 and kernels[0][1][0] > 1, kernels
 
 
+def mid_split_blocks(numel, dtype, sms):
+    """The mid split's grid (launch_contiguous_sum): a block per chunk of 4 vectors
+    a thread (2,048), or of 2 (1,024) for types of 8 or more elements a vector
+    while chunks of 4 would be fewer than the multiprocessors."""
+    vectors = math.ceil(numel * dtype.itemsize / 16)
+    wide = math.ceil(vectors / 2048)
+    return math.ceil(vectors / 1024) if dtype.itemsize <= 2 and wide < sms else wide
+
+
 @requires_cuda
 @pytest.mark.parametrize(
     ("dtype", "numel", "blocks"),
@@ -105,29 +114,42 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
     ids=str,
 )
 def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
-    """Mid sizes: a 512-thread block per chunk, of 4 vectors a thread (2,048) for
-    fp32, 2 (1,024) for types of 8 or more elements a vector at these sizes, whose
-    chunks of 4 would leave multiprocessors idle."""
+    """Mid sizes: a 512-thread block per chunk, `blocks` of them on a GPU of more
+    multiprocessors than these sums' chunks of 4 loads a thread (at most 32); a
+    smaller GPU takes those chunks of 4 for the 16- and 8-bit types."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
-    assert [(grid, block) for _, grid, block in kernels] == [([blocks, 1, 1], [512, 1, 1])], kernels
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+    expected = blocks if sms > 32 else mid_split_blocks(numel, dtype, sms)
+    assert [(grid, block) for _, grid, block in kernels] == [([expected, 1, 1], [512, 1, 1])]
 
 
 @requires_cuda
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.int8], ids=str)
-@pytest.mark.parametrize("wide_blocks_over_sms", [-1, 0])
+@pytest.mark.parametrize(
+    ("wide_blocks_over_sms", "vectors_over", "offset"),
+    [(-1, 0, 0), (0, 0, 0), (0, -1023, 1), (-1, -1, 1)],
+    ids=["narrow", "wide", "wide-misaligned", "narrow-misaligned"],
+)
 def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
-    dtype, wide_blocks_over_sms, tmp_path
+    dtype, wide_blocks_over_sms, vectors_over, offset, tmp_path
 ):
     """16- and 8-bit mid sums take chunks of 2 loads a thread (1,024 vectors) while
     chunks of 4 (2,048 vectors) would be fewer than the multiprocessors, and chunks
-    of 4 from there on."""
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
-    wide_blocks = sms + wide_blocks_over_sms
-    x = random_tensor(wide_blocks * 2048 * (16 // dtype.itemsize), dtype, "cuda")
+    of 4 from there on; either side of the boundary, a whole number of chunks and
+    not, from an aligned pointer and from one that needs a scalar head."""
+    device = torch.device("cuda", torch.cuda.current_device())
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    per_vector = 16 // dtype.itemsize
+    vectors = (sms + wide_blocks_over_sms) * 2048 + vectors_over
+    base = random_tensor(vectors * per_vector + offset, dtype, device)
+    x = base[offset:]
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
-    blocks = wide_blocks if wide_blocks >= sms else 2 * wide_blocks
-    assert [(grid, block) for _, grid, block in kernels] == [([blocks, 1, 1], [512, 1, 1])], kernels
+    blocks = mid_split_blocks(x.numel(), dtype, sms)
+    # Where those chunks are few enough for one cluster, the cluster kernel takes
+    # them (GPUs of 17 or fewer multiprocessors, none of them Hopper-class).
+    if blocks > 16:
+        assert [(grid, block) for _, grid, block in kernels] == [([blocks, 1, 1], [512, 1, 1])]
     assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={x.numel()}")
 
 
@@ -175,8 +197,9 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
 )
 def test_chunks_of_4_loads_where_they_fit_one_cluster_and_2_do_not(dtype, numel, tmp_path):
     """16- and 8-bit mid sums take chunks of 2 loads a thread, unless those are more
-    than a cluster holds and chunks of 4 are not: on an sm_90 GPU (clusters of 16),
-    2^18 bfloat16 elements are one cluster of 16 chunks of 4, not 32 chunks of 2."""
+    than a cluster holds and chunks of 4 are not (or chunks of 4 give every
+    multiprocessor a block): on an sm_90 GPU (clusters of 16), 2^18 bfloat16
+    elements are one cluster of 16 chunks of 4, not 32 chunks of 2."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     if torch.cuda.get_device_capability(x.device) == (9, 0):

@@ -101,9 +101,17 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
 // as a grid-stride loop's does. Mid sizes launch a block per chunk (one round
 // each) and ask L2 for 256-byte lines; large sizes one wave of blocks, with
 // L2's default fill (see L2Fill). Block 0 adds the scalar head and tail. The
-// grid-stride kernel this replaces spent ~100 instructions (64-bit edges, a
-// division for its loop count) before its first load.
+// grid-stride kernel this replaced divided for its loop count; the 64-bit
+// chunk arithmetic left here still puts ~100 instructions before a thread's
+// first load (sm_90), which bounds a mid sum whose input is in L2
+// (benchmarks/NOTES.md, session 16).
 constexpr int kChunkThreads = 512;
+
+// Chunks of kLoads vectors a thread over `vectors` vectors.
+template <int kLoads>
+int64_t chunk_count(int64_t vectors) {
+  return ceil_div(vectors, int64_t(kChunkThreads * kLoads));
+}
 
 // Large sums read their chunks from the end (thread_share_of_row) while the
 // bytes they read are at most this many times the L2.
@@ -142,8 +150,8 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
       takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
   AccT sum = AccT(0);
-  // A misaligned row has a vector fewer than the launch counted for: its
-  // last block may have no chunk.
+  // A misaligned row has up to two vectors fewer than the launch counted for
+  // (its head and tail): its last block may have no chunk.
   constexpr int kChunkVectors = kChunkThreads * kLoads;
   const int64_t chunks = ceil_div(num_vectors, int64_t(kChunkVectors));
   for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
@@ -224,7 +232,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 template <int kLoads, typename InT, typename OutT>
 bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
                            const LaunchContext& context) {
-  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kLoads));
+  const int64_t chunks = chunk_count<kLoads>(vectors);
   constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT>;
   if (!cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
            .holds(chunks, problem.rows)) {
@@ -241,7 +249,7 @@ bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t 
 template <int kLoads, typename InT, typename OutT>
 bool launch_mid_split(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                       int64_t vectors, const LaunchContext& context) {
-  const int64_t chunks = ceil_div(vectors, int64_t(kChunkThreads * kLoads));
+  const int64_t chunks = chunk_count<kLoads>(vectors);
   constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kLoads, InT, OutT>;
   if (chunks * problem.rows >= one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
     return false;
@@ -274,9 +282,7 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     // sum, the finish) decide when the input is in L2, as after a producer:
     // bf16 2^22 ran 1.8x the instructions of Inductor's first kernel on the
     // same 512 blocks (benchmarks/NOTES.md, sessions 11 and 16).
-    const int64_t wide_blocks =
-        ceil_div(vectors, int64_t(kChunkThreads * kLoadsPerRound)) * problem.rows;
-    if (wide_blocks < context.sm_count &&
+    if (chunk_count<kLoadsPerRound>(vectors) * problem.rows < context.sm_count &&
         launch_mid_split<kNarrowLoads>(problem, finish, vectors, context)) {
       return;
     }

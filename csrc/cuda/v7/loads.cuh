@@ -107,8 +107,9 @@ __device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* inpu
 // The sum of a vector's elements in order, from the first element rather
 // than from 0: nvcc keeps an add of 0 (0 + -0.0 is +0.0). The bits are the
 // same where the caller adds the result to an accumulator that starts at
-// +0, as every caller does: the sums differ only in the sign of an all-zero
-// vector's sum, which that add erases.
+// +0, as every caller does: the two differ only for a vector of -0.0
+// elements (-0.0 against +0.0), which that add makes +0.0. NaN and inf go
+// through the same adds in the same order.
 template <typename AccT, typename T>
 __device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
   if constexpr (std::is_same_v<T, c10::BFloat16> && std::is_same_v<AccT, float>) {
@@ -126,11 +127,12 @@ __device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
       sum += __uint_as_float(words[w] & 0xffff0000u);
     }
     return sum;
-  }
-  AccT sum = static_cast<AccT>(vector.values[0]);
+  } else {
+    AccT sum = static_cast<AccT>(vector.values[0]);
 #pragma unroll
-  for (int e = 1; e < kElementsPerVector<T>; ++e) sum += static_cast<AccT>(vector.values[e]);
-  return sum;
+    for (int e = 1; e < kElementsPerVector<T>; ++e) sum += static_cast<AccT>(vector.values[e]);
+    return sum;
+  }
 }
 
 // One round: the sum of vectors[thread + u * stride] for u < kLoads,
