@@ -103,8 +103,8 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
 // L2's default fill (see L2Fill). Block 0 adds the scalar head and tail. The
 // grid-stride kernel this replaced divided for its loop count; the 64-bit
 // chunk arithmetic left here still puts ~100 instructions before a thread's
-// first load (sm_90), which bounds a mid sum whose input is in L2
-// (benchmarks/NOTES.md, session 16).
+// first load (sm_90), a fixed cost per block that weighs on a mid sum whose
+// input is in L2 (benchmarks/NOTES.md, session 16).
 constexpr int kChunkThreads = 512;
 
 // Chunks of kLoads vectors a thread over `vectors` vectors.
