@@ -64,6 +64,18 @@ __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* addr
 struct BandShape {
   int column_lanes_log2;
   IndexDivider bands_per_outer;
+
+  struct Start {
+    int64_t outer;
+    int64_t column;
+  };
+
+  // Where band `band` of bands `width` columns wide starts: its outer index
+  // and its first column.
+  C10_HOST_DEVICE Start start_of(int64_t band, int width) const {
+    const int64_t outer = bands_per_outer.div(band);
+    return {outer, (band - outer * bands_per_outer.divisor()) * width};
+  }
 };
 
 // Lanes of the block `width` threads apart (thread = lane * width + offset,
@@ -229,11 +241,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int64_t splits = gridDim.y;
   const int64_t first_row = row_splits.first(blockIdx.y);
   const int64_t row_end = row_splits.first(blockIdx.y + 1);
-  const int64_t bands_per_outer = shape.bands_per_outer.divisor();
-  const int64_t bands = problem.outer.numel() * bands_per_outer;
+  const int64_t bands = problem.outer.numel() * shape.bands_per_outer.divisor();
   for (int64_t band = blockIdx.x; band < bands; band += gridDim.x) {
-    const int64_t outer = shape.bands_per_outer.div(band);
-    const int64_t band_column = (band - outer * bands_per_outer) * band_width;
+    const auto [outer, band_column] = shape.start_of(band, band_width);
     const int64_t column = band_column + column_lane * kColumns;
     const bool has_column = column < problem.inner_outputs;
     AccT sums[kColumns];
@@ -296,9 +306,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   const int row_lane = threadIdx.x >> shape.column_lanes_log2;
   const int band_width = column_lanes * kColumns;
   const int64_t band = blockIdx.x;
-  const int64_t outer = shape.bands_per_outer.div(band);
-  const int64_t column =
-      (band - outer * shape.bands_per_outer.divisor()) * band_width + column_lane * kColumns;
+  const auto [outer, band_column] = shape.start_of(band, band_width);
+  const int64_t column = band_column + column_lane * kColumns;
   const bool has_column = column < problem.inner_outputs;
   AccT sums[kColumns];
 #pragma unroll
@@ -342,8 +351,7 @@ __global__ void __launch_bounds__(kBlock)
   __shared__ AccT scratch[kColumns][kBlock];
   const int64_t band = blockIdx.x;
   const int band_width = (1 << shape.column_lanes_log2) * kColumns;
-  const int64_t outer = shape.bands_per_outer.div(band);
-  const int64_t band_column = (band - outer * shape.bands_per_outer.divisor()) * band_width;
+  const auto [outer, band_column] = shape.start_of(band, band_width);
   sum_band_partials<kColumns>(partials + band * splits * band_width, splits, shape,
                               inner_outputs - band_column,
                               result + outer * inner_outputs + band_column, scratch);
