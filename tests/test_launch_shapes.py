@@ -121,7 +121,8 @@ def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     sms = torch.cuda.get_device_properties(x.device).multi_processor_count
     expected = blocks if sms > 32 else mid_split_blocks(numel, dtype, sms)
-    assert [(grid, block) for _, grid, block in kernels] == [([expected, 1, 1], [512, 1, 1])]
+    shapes = [(grid, block) for _, grid, block in kernels]
+    assert shapes == [([expected, 1, 1], [512, 1, 1])], kernels
 
 
 @requires_cuda
@@ -149,7 +150,8 @@ def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
     # Where those chunks are few enough for one cluster, the cluster kernel takes
     # them (GPUs of 17 or fewer multiprocessors, none of them Hopper-class).
     if blocks > 16:
-        assert [(grid, block) for _, grid, block in kernels] == [([blocks, 1, 1], [512, 1, 1])]
+        shapes = [(grid, block) for _, grid, block in kernels]
+        assert shapes == [([blocks, 1, 1], [512, 1, 1])], kernels
     assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={x.numel()}")
 
 
