@@ -101,10 +101,7 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
 // as a grid-stride loop's does. Mid sizes launch a block per chunk (one round
 // each) and ask L2 for 256-byte lines; large sizes one wave of blocks, with
 // L2's default fill (see L2Fill). Block 0 adds the scalar head and tail. The
-// grid-stride kernel this replaced divided for its loop count; the 64-bit
-// chunk arithmetic left here still puts ~100 instructions before a thread's
-// first load (sm_90), a fixed cost per block that weighs on a mid sum whose
-// input is in L2 (benchmarks/NOTES.md, session 16).
+// grid-stride kernel this replaced divided for its loop count.
 constexpr int kChunkThreads = 512;
 
 // Chunks of kLoads vectors a thread over `vectors` vectors.
@@ -127,14 +124,15 @@ constexpr int64_t kFromEndL2Multiple = 8;
 template <typename InT>
 constexpr int kNarrowChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 
-// This thread's share of row `row`: its loads of chunks blockIdx.x,
-// blockIdx.x + gridDim.x, ..., counted from the row's start or, with
-// `from_end`, from its end; block 0's threads add the scalar head and tail.
+// This thread's share of row `row` in a large sum: its loads of chunks
+// blockIdx.x, blockIdx.x + gridDim.x, ..., counted from the row's start or,
+// with `from_end`, from its end; block 0's threads add the scalar head and
+// tail.
 // From the end, because a kernel that has just written the row (a producer)
 // leaves its last part in L2: read first, it hits there, where a
 // front-to-back sweep evicts each line just before it is needed (LRU's worst
 // case) and reads the whole row from DRAM (launch_contiguous_sum says where).
-template <L2Fill kFill, int kLoads, typename InT, typename OutT>
+template <int kLoads, typename InT, typename OutT>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
     const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end) {
   using AccT = acc_t<InT>;
@@ -157,17 +155,59 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
     const int64_t first = (from_end ? chunks - 1 - chunk : chunk) * kChunkVectors;
     const int count = int(std::min<int64_t>(kChunkVectors, num_vectors - first));
-    sum += round_sum<AccT, kFill, kLoads>(vectors + first, count, thread, kChunkThreads);
+    sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + first, count, thread, kChunkThreads);
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
 
-template <L2Fill kFill, int kLoads, typename InT, typename OutT>
+// This thread's share of row `row` where block b owns chunk b alone (the mid
+// and cluster shapes: a block per chunk, at most one wave of them, so every
+// index fits 32 bits); block 0's threads add the scalar head and tail.
+// thread_share_of_row's 64-bit chunk arithmetic put ~100 instructions before
+// the first load, a fixed cost per block that weighs on a mid sum whose input
+// is in L2 (benchmarks/NOTES.md, session 16).
+template <int kLoads, typename InT, typename OutT>
+__device__ __forceinline__ acc_t<InT> chunk_share_of_row(
+    const ContiguousProblem<InT, OutT>& problem, int64_t row) {
+  using AccT = acc_t<InT>;
+  const InT* input = problem.input + row * problem.row_stride;
+  const int numel = int(problem.numel);
+  const auto [head, num_vectors, tail_begin] = split_into_vectors(input, numel);
+  const int thread = threadIdx.x;
+
+  // Read before the vectors, added after them (as in one_block_sum_kernel).
+  InT head_element = InT(0);
+  InT tail_element = InT(0);
+  if (blockIdx.x == 0) {
+    if (thread < head) head_element = input[thread];
+    if (thread < numel - tail_begin) tail_element = input[tail_begin + thread];
+  }
+  constexpr int kChunkVectors = kChunkThreads * kLoads;
+  const int first = int(blockIdx.x) * kChunkVectors;
+  // A misaligned row has up to two vectors fewer than the launch counted for
+  // (its head and tail): its last block may have no chunk.
+  AccT sum = AccT(0);
+  if (first < num_vectors) {
+    const auto* chunk = reinterpret_cast<const Vector<InT>*>(input + head) + first;
+    sum = round_sum<AccT, L2Fill::k256ByteLines, kLoads>(
+        chunk, min(kChunkVectors, num_vectors - first), thread, kChunkThreads);
+  }
+  return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+}
+
+// kChunkABlock: the mid shape (chunk_share_of_row, `from_end` unused); else
+// the large one (thread_share_of_row).
+template <bool kChunkABlock, int kLoads, typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                           uint64_t* mailboxes, unsigned int* counter, bool from_end) {
   const int64_t row = blockIdx.y;
-  const auto sum = thread_share_of_row<kFill, kLoads>(problem, row, from_end);
+  acc_t<InT> sum;
+  if constexpr (kChunkABlock) {
+    sum = chunk_share_of_row<kLoads>(problem, row);
+  } else {
+    sum = thread_share_of_row<kLoads>(problem, row, from_end);
+  }
   finish_row<kChunkThreads>(block_sum<kChunkThreads>(sum), partials, mailboxes, counter,
                             problem.result + row, row);
 }
@@ -202,7 +242,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   __shared__ ClusterGather<AccT, 1, kMaxClusterBlocks> gather;
   gather.open();
   const int64_t row = blockIdx.y;
-  const auto sum = thread_share_of_row<L2Fill::k256ByteLines, kLoads>(problem, row, false);
+  const auto sum = chunk_share_of_row<kLoads>(problem, row);
   constexpr int kWarps = kChunkThreads / kWarpSize;
   const AccT block_total[1] = {sum_over_warps<kWarps>(sum, kWarps)};  // in thread 0
   gather.wait_until_open();
@@ -245,12 +285,14 @@ bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t 
 }
 
 // A block per chunk of kLoads vectors a thread, where that many blocks fit
-// one wave; false otherwise.
+// one wave; false otherwise. chunk_share_of_row indexes in 32 bits, which
+// holds: a wave's chunks are far fewer than 2^31 elements (an H100's 528
+// chunks of 2,048 vectors, 2^24 8-bit elements).
 template <int kLoads, typename InT, typename OutT>
 bool launch_mid_split(const ContiguousProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                       int64_t vectors, const LaunchContext& context) {
   const int64_t chunks = chunk_count<kLoads>(vectors);
-  constexpr auto mid = contiguous_sum_kernel<L2Fill::k256ByteLines, kLoads, InT, OutT>;
+  constexpr auto mid = contiguous_sum_kernel<true, kLoads, InT, OutT>;
   if (chunks * problem.rows >= one_wave<mid>(kChunkThreads, context.device, context.sm_count)) {
     return false;
   }
@@ -288,7 +330,7 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     }
   }
   if (launch_mid_split<kLoadsPerRound>(problem, finish, vectors, context)) return;
-  constexpr auto large = contiguous_sum_kernel<L2Fill::kDefault, kLoadsPerRound, InT, OutT>;
+  constexpr auto large = contiguous_sum_kernel<false, kLoadsPerRound, InT, OutT>;
   const int64_t large_wave = std::min(
       one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);
   // From the end up to kFromEndL2Multiple x L2: after a producer, 2^24
