@@ -109,6 +109,11 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "40001 float32, 1 element in": on_gpu_ending_at_allocation_end(40_001, torch.float32, 1),
         "20001 int32, 3 elements in": on_gpu_ending_at_allocation_end(20_001, torch.int32, 3),
         "12289 float64": on_gpu_ending_at_allocation_end(12_289, torch.float64, 0),
+        # Chunks of 2,048 vectors where the launch counts one vector past a whole
+        # number of chunks and the misaligned row has two fewer: the last block
+        # has no vector of its own (a cluster of 9 blocks; 21 blocks and mailboxes).
+        "65537 float32, 1 element in": on_gpu_ending_at_allocation_end(65_537, torch.float32, 1),
+        "163841 float32, 1 element in": on_gpu_ending_at_allocation_end(163_841, torch.float32, 1),
         "37x129 float32 transposed": grid.t(),
         "37x129 float32 sliced": grid[1:, ::3],
         "5x7x33 bfloat16 permuted": cube.permute(2, 0, 1),

@@ -176,22 +176,24 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   const int thread = threadIdx.x;
 
   // Read before the vectors, added after them (as in one_block_sum_kernel).
-  InT head_element = InT(0);
-  InT tail_element = InT(0);
-  if (blockIdx.x == 0) {
-    if (thread < head) head_element = input[thread];
-    if (thread < numel - tail_begin) tail_element = input[tail_begin + thread];
-  }
+  // Predicated loads rather than a branch of block 0: in a branch nvcc widened
+  // an int32 edge to int64 there, which waited for the edge's load before the
+  // vector loads issued (sm_90 SASS; int32 mid sums 0.15-0.27 us slower on an
+  // H100, benchmarks/NOTES.md, session 17).
+  const bool takes_edges = blockIdx.x == 0;
+  const InT head_element = takes_edges && thread < head ? input[thread] : InT(0);
+  const InT tail_element =
+      takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
   constexpr int kChunkVectors = kChunkThreads * kLoads;
   const int first = int(blockIdx.x) * kChunkVectors;
   // A misaligned row has up to two vectors fewer than the launch counted for
-  // (its head and tail): its last block may have no chunk.
-  AccT sum = AccT(0);
-  if (first < num_vectors) {
-    const auto* chunk = reinterpret_cast<const Vector<InT>*>(input + head) + first;
-    sum = round_sum<AccT, L2Fill::k256ByteLines, kLoads>(
-        chunk, min(kChunkVectors, num_vectors - first), thread, kChunkThreads);
-  }
+  // (its head and tail), so the last block may have no vector of its own
+  // (count <= 0). Its threads then load the row's last or next-to-last vector,
+  // and round_sum adds none: one straight run of loads and no branch.
+  const int count = min(kChunkVectors, num_vectors - first);
+  const auto* chunk = reinterpret_cast<const Vector<InT>*>(input + head) + min(first, num_vectors);
+  const AccT sum =
+      round_sum<AccT, L2Fill::k256ByteLines, kLoads>(chunk, count, thread, kChunkThreads);
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
 
