@@ -185,6 +185,11 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "3x70001 float32, 1 element in": on_gpu_ending_at_allocation_end(
             3 * 70001, torch.float32, 1
         ).view(3, 70001),
+        # Rows whose last chunk holds no vector of their own (heads of 3, 2 and 1
+        # element; 9 chunks a row, a cluster a row on an H100).
+        "3x65537 float32, 1 element in": on_gpu_ending_at_allocation_end(
+            3 * 65537, torch.float32, 1
+        ).view(3, 65537),
         # A few rows of a few chunks: a cluster a row on Hopper and newer.
         "3x40001 float16": on_gpu_ending_at_allocation_end(3 * 40001, torch.float16, 0).view(
             3, 40001

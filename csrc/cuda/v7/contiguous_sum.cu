@@ -148,8 +148,8 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
       takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
   AccT sum = AccT(0);
-  // A misaligned row has up to two vectors fewer than the launch counted for
-  // (its head and tail): its last block may have no chunk.
+  // A row with a scalar head or tail has up to two vectors fewer than the
+  // launch counted for: its last block may have no chunk.
   constexpr int kChunkVectors = kChunkThreads * kLoads;
   const int64_t chunks = ceil_div(num_vectors, int64_t(kChunkVectors));
   for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
@@ -186,10 +186,11 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
       takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
   constexpr int kChunkVectors = kChunkThreads * kLoads;
   const int first = int(blockIdx.x) * kChunkVectors;
-  // A misaligned row has up to two vectors fewer than the launch counted for
-  // (its head and tail), so the last block may have no vector of its own
-  // (count <= 0). Its threads then load the row's last or next-to-last vector,
-  // and round_sum adds none: one straight run of loads and no branch.
+  // A row with a scalar head or tail has up to two vectors fewer than the
+  // launch counted for, so the last block may have no vector of its own
+  // (count 0 or -1). Its threads then load the row's last or next-to-last
+  // vector (a mid row has thousands), and round_sum adds none: one straight
+  // run of loads and no branch.
   const int count = min(kChunkVectors, num_vectors - first);
   const auto* chunk = reinterpret_cast<const Vector<InT>*>(input + head) + min(first, num_vectors);
   const AccT sum =
