@@ -124,6 +124,37 @@ constexpr int64_t kFromEndL2Multiple = 8;
 template <typename InT>
 constexpr int kNarrowChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 
+// Row `row` as 16-byte vectors (split_into_vectors) and this thread's
+// scalar head and tail elements, which block 0's threads read and the others
+// leave at 0: read before the vectors, added after them (as in
+// one_block_sum_kernel). Predicated loads rather than a branch of block 0: in
+// a branch nvcc widened an int32 edge to int64 there, which waited for the
+// edge's load before the vector loads issued (sm_90 SASS; int32 mid sums
+// 0.15-0.27 us slower on an H100, benchmarks/NOTES.md, session 17). Index is
+// int where the launch keeps a row under 2^31 elements, int64_t otherwise.
+template <typename Index, typename InT>
+struct RowVectors {
+  const Vector<InT>* vectors;
+  Index num_vectors;
+  InT head_element;
+  InT tail_element;
+};
+
+template <typename Index, typename InT, typename OutT>
+__device__ __forceinline__ RowVectors<Index, InT> row_vectors(
+    const ContiguousProblem<InT, OutT>& problem, int64_t row) {
+  const InT* input = problem.input + row * problem.row_stride;
+  const Index numel = Index(problem.numel);
+  const auto [head, num_vectors, tail_begin] = split_into_vectors(input, numel);
+  const int thread = threadIdx.x;
+  const bool takes_edges = blockIdx.x == 0;
+  const InT head_element = takes_edges && thread < head ? input[thread] : InT(0);
+  const InT tail_element =
+      takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
+  return {reinterpret_cast<const Vector<InT>*>(input + head), num_vectors, head_element,
+          tail_element};
+}
+
 // This thread's share of row `row` in a large sum: its loads of chunks
 // blockIdx.x, blockIdx.x + gridDim.x, ..., counted from the row's start or,
 // with `from_end`, from its end; block 0's threads add the scalar head and
@@ -136,17 +167,9 @@ template <int kLoads, typename InT, typename OutT>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
     const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end) {
   using AccT = acc_t<InT>;
-  const InT* input = problem.input + row * problem.row_stride;
-  const int64_t numel = problem.numel;
-  const auto [head, num_vectors, tail_begin] = split_into_vectors(input, numel);
+  const auto [vectors, num_vectors, head_element, tail_element] =
+      row_vectors<int64_t>(problem, row);
   const int thread = threadIdx.x;
-  const bool takes_edges = blockIdx.x == 0;
-
-  // Read before the vectors, added after them (as in one_block_sum_kernel).
-  const InT head_element = takes_edges && thread < head ? input[thread] : InT(0);
-  const InT tail_element =
-      takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
-  const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
   AccT sum = AccT(0);
   // A row with a scalar head or tail has up to two vectors fewer than the
   // launch counted for: its last block may have no chunk.
@@ -170,20 +193,8 @@ template <int kLoads, typename InT, typename OutT>
 __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
     const ContiguousProblem<InT, OutT>& problem, int64_t row) {
   using AccT = acc_t<InT>;
-  const InT* input = problem.input + row * problem.row_stride;
-  const int numel = int(problem.numel);
-  const auto [head, num_vectors, tail_begin] = split_into_vectors(input, numel);
+  const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int>(problem, row);
   const int thread = threadIdx.x;
-
-  // Read before the vectors, added after them (as in one_block_sum_kernel).
-  // Predicated loads rather than a branch of block 0: in a branch nvcc widened
-  // an int32 edge to int64 there, which waited for the edge's load before the
-  // vector loads issued (sm_90 SASS; int32 mid sums 0.15-0.27 us slower on an
-  // H100, benchmarks/NOTES.md, session 17).
-  const bool takes_edges = blockIdx.x == 0;
-  const InT head_element = takes_edges && thread < head ? input[thread] : InT(0);
-  const InT tail_element =
-      takes_edges && thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
   constexpr int kChunkVectors = kChunkThreads * kLoads;
   const int first = int(blockIdx.x) * kChunkVectors;
   // A row with a scalar head or tail has up to two vectors fewer than the
@@ -192,7 +203,7 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   // vector (a mid row has thousands), and round_sum adds none: one straight
   // run of loads and no branch.
   const int count = min(kChunkVectors, num_vectors - first);
-  const auto* chunk = reinterpret_cast<const Vector<InT>*>(input + head) + min(first, num_vectors);
+  const auto* chunk = vectors + min(first, num_vectors);
   const AccT sum =
       round_sum<AccT, L2Fill::k256ByteLines, kLoads>(chunk, count, thread, kChunkThreads);
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
