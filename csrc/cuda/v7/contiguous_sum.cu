@@ -38,39 +38,59 @@ constexpr int kOneBlockRounds = 2;
 constexpr int64_t kOneBlockMaxVectors =
     int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
 
+// How a row of the one-block shape meets the vectors, as the host sees it:
+// kAny (any start: a scalar head, vectors, a scalar tail); kAligned (every
+// row starts on a vector boundary: no head, so the first load's address needs
+// no alignment arithmetic, 0.02-0.07 us off 2^10-2^13 on an H100); kWholeRound
+// (aligned, and the block's threads hold the row in exactly one round of
+// kLoads vectors each: no tail, and no clamp or bound before the loads, whose
+// addresses then depend on the thread alone).
+enum class RowFit { kAny, kAligned, kWholeRound };
+
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
 // smallest sizes (one round), kLoadsPerRound up to two rounds. One vector a
 // thread over more threads is what Inductor launches at 2^10 fp32 (256
 // threads), where 64 threads of 4 loads each were 0.2-0.3 us slower
-// (benchmarks/NOTES.md). kAligned: every row starts on a vector boundary (the
-// host checked), so the first load's address needs no alignment arithmetic
-// and there is no head: 0.02-0.07 us off 2^10-2^13 on an H100.
-template <int kLoads, bool kAligned, typename InT, typename OutT>
+// (benchmarks/NOTES.md).
+template <int kLoads, RowFit kFit, typename InT, typename OutT>
 __global__ void __launch_bounds__(kOneBlockThreads)
     one_block_sum_kernel(const InT* rows, int numel, int64_t row_stride, OutT* results) {
   using AccT = acc_t<InT>;
-  constexpr int kVec = kElementsPerVector<InT>;
   const InT* input = rows + blockIdx.x * row_stride;
-  const auto [head, num_vectors, tail_begin] =
-      kAligned ? VectorSplit<int>{0, numel / kVec, numel / kVec * kVec}
-               : split_into_vectors(input, numel);
   const int thread = threadIdx.x;
   const int threads = blockDim.x;
-
-  // Read before the vectors, added after them: an add that waits for a
-  // scalar load would hold back the vector loads behind it.
-  const InT head_element = !kAligned && thread < head ? input[thread] : InT(0);
-  const InT tail_element = thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
-  const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
-  AccT sum = num_vectors > 0
-                 ? round_sum<AccT, L2Fill::kDefault, kLoads>(vectors, num_vectors, thread, threads)
-                 : AccT(0);
-  const int second_round = kLoads * threads;
-  if (num_vectors > second_round) {
-    sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + second_round,
-                                                     num_vectors - second_round, thread, threads);
+  AccT sum = AccT(0);
+  if constexpr (kFit == RowFit::kWholeRound) {
+    // The same adds in the same order as round_sum's, from the same +0: the
+    // same bits as the other fits give this row.
+    const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
+    Vector<InT> batch[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      batch[u] = load_streaming<L2Fill::kDefault>(vectors + thread + u * threads);
+    }
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) sum += vector_sum<AccT>(batch[u]);
+  } else {
+    constexpr int kVec = kElementsPerVector<InT>;
+    const auto [head, num_vectors, tail_begin] =
+        kFit == RowFit::kAligned ? VectorSplit<int>{0, numel / kVec, numel / kVec * kVec}
+                                 : split_into_vectors(input, numel);
+    // Read before the vectors, added after them: an add that waits for a
+    // scalar load would hold back the vector loads behind it.
+    const InT head_element = kFit == RowFit::kAny && thread < head ? input[thread] : InT(0);
+    const InT tail_element = thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
+    const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
+    if (num_vectors > 0) {
+      sum = round_sum<AccT, L2Fill::kDefault, kLoads>(vectors, num_vectors, thread, threads);
+    }
+    const int second_round = kLoads * threads;
+    if (num_vectors > second_round) {
+      sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + second_round,
+                                                       num_vectors - second_round, thread, threads);
+    }
+    sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
   }
-  sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
   sum = sum_over_warps<kOneBlockThreads / kWarpSize>(sum, threads / kWarpSize);
   if (thread == 0) results[blockIdx.x] = static_cast<OutT>(sum);
 }
@@ -87,10 +107,14 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
                       const LaunchContext& context) {
   const bool aligned = reinterpret_cast<uintptr_t>(problem.input) % kVectorBytes == 0 &&
                        (problem.rows == 1 || problem.row_stride % kElementsPerVector<InT> == 0);
-  const auto kernel = aligned ? one_block_sum_kernel<kLoads, true, InT, OutT>
-                              : one_block_sum_kernel<kLoads, false, InT, OutT>;
-  kernel<<<problem.rows, one_block_threads(vectors, kLoads), 0, context.stream>>>(
-      problem.input, int(problem.numel), problem.row_stride, problem.result);
+  const int threads = one_block_threads(vectors, kLoads);
+  const bool whole_round =
+      aligned && problem.numel == int64_t(threads) * kLoads * kElementsPerVector<InT>;
+  const auto kernel = whole_round ? one_block_sum_kernel<kLoads, RowFit::kWholeRound, InT, OutT>
+                      : aligned   ? one_block_sum_kernel<kLoads, RowFit::kAligned, InT, OutT>
+                                  : one_block_sum_kernel<kLoads, RowFit::kAny, InT, OutT>;
+  kernel<<<problem.rows, threads, 0, context.stream>>>(problem.input, int(problem.numel),
+                                                       problem.row_stride, problem.result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
