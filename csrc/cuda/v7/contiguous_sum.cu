@@ -61,16 +61,9 @@ __global__ void __launch_bounds__(kOneBlockThreads)
   const int threads = blockDim.x;
   AccT sum = AccT(0);
   if constexpr (kFit == RowFit::kWholeRound) {
-    // The same adds in the same order as round_sum's, from the same +0: the
-    // same bits as the other fits give this row.
+    // The same bits as the other fits give this row (whole_round_sum).
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
-    Vector<InT> batch[kLoads];
-#pragma unroll
-    for (int u = 0; u < kLoads; ++u) {
-      batch[u] = load_streaming<L2Fill::kDefault>(vectors + thread + u * threads);
-    }
-#pragma unroll
-    for (int u = 0; u < kLoads; ++u) sum += vector_sum<AccT>(batch[u]);
+    sum = whole_round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + thread, threads);
   } else {
     constexpr int kVec = kElementsPerVector<InT>;
     const auto [head, num_vectors, tail_begin] =
@@ -179,10 +172,10 @@ __device__ __forceinline__ RowVectors<Index, InT> row_vectors(
           tail_element};
 }
 
-// This thread's share of row `row` in a large sum: its loads of chunks
+// This thread's share of row `row` in a large sum: its loads of whole chunks
 // blockIdx.x, blockIdx.x + gridDim.x, ..., counted from the row's start or,
-// with `from_end`, from its end; block 0's threads add the scalar head and
-// tail.
+// with `from_end`, from its end; the last block's of a partial last chunk;
+// block 0's threads add the scalar head and tail.
 // From the end, because a kernel that has just written the row (a producer)
 // leaves its last part in L2: read first, it hits there, where a
 // front-to-back sweep evicts each line just before it is needed (LRU's worst
@@ -194,15 +187,29 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   const auto [vectors, num_vectors, head_element, tail_element] =
       row_vectors<int64_t>(problem, row);
   const int thread = threadIdx.x;
-  AccT sum = AccT(0);
-  // A row with a scalar head or tail has up to two vectors fewer than the
-  // launch counted for: its last block may have no chunk.
   constexpr int kChunkVectors = kChunkThreads * kLoads;
-  const int64_t chunks = ceil_div(num_vectors, int64_t(kChunkVectors));
-  for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-    const int64_t first = (from_end ? chunks - 1 - chunk : chunk) * kChunkVectors;
-    const int count = int(std::min<int64_t>(kChunkVectors, num_vectors - first));
-    sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + first, count, thread, kChunkThreads);
+  const int64_t whole_chunks = num_vectors / kChunkVectors;
+  AccT sum = AccT(0);
+  // The row's last chunk, where it is partial: one clamped round, by the
+  // last block, which has no more whole chunks than any other. First, so
+  // that from the end it is read first.
+  const int partial = int(num_vectors - whole_chunks * kChunkVectors);
+  if (partial > 0 && blockIdx.x == gridDim.x - 1) {
+    sum = round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + whole_chunks * kChunkVectors, partial,
+                                                    thread, kChunkThreads);
+  }
+  // Whole chunks through a pointer that steps by the window: no clamp, no
+  // bound and no 64-bit index arithmetic per load. A clamped round per chunk
+  // (round_sum) cost 73 instructions a round of 4 fp32 vectors in the sm_90
+  // SASS, and 3.5M warp instructions against Inductor's 1.1M at fp32 2^24,
+  // which tells when the producer has left part of the row in L2
+  // (benchmarks/NOTES.md, session 18).
+  const int64_t window = int64_t(gridDim.x) * kChunkVectors;
+  const int64_t first = from_end ? whole_chunks - 1 - blockIdx.x : blockIdx.x;
+  const Vector<InT>* chunk = vectors + first * kChunkVectors + thread;
+  const int64_t step = from_end ? -window : window;
+  for (int64_t c = blockIdx.x; c < whole_chunks; c += gridDim.x, chunk += step) {
+    sum += whole_round_sum<AccT, L2Fill::kDefault, kLoads>(chunk, kChunkThreads);
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
