@@ -228,15 +228,18 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   const int thread = threadIdx.x;
   constexpr int kChunkVectors = kChunkThreads * kLoads;
   const int first = int(blockIdx.x) * kChunkVectors;
-  // A row with a scalar head or tail has up to two vectors fewer than the
-  // launch counted for, so the last block may have no vector of its own
-  // (count 0 or -1). Its threads then load the row's last or next-to-last
-  // vector (a mid row has thousands), and round_sum adds none: one straight
-  // run of loads and no branch.
-  const int count = min(kChunkVectors, num_vectors - first);
-  const auto* chunk = vectors + min(first, num_vectors);
-  const AccT sum =
-      round_sum<AccT, L2Fill::k256ByteLines, kLoads>(chunk, count, thread, kChunkThreads);
+  // The last block's chunk may run past the row: a partial chunk, or none
+  // where the scalar head and tail took up to two vectors of the count the
+  // launch made. It loads the row's last whole chunk instead (a mid row has
+  // more vectors than the one-block shape's 4,096: over two chunks) and adds
+  // only the vectors from `first` on. So every block's loads are at fixed
+  // offsets from one pointer, with no clamp per load (round_sum's clamps put
+  // the fp32 kernel's first 16-byte load at instruction 67 of the sm_90 SASS,
+  // now 38) and no branch (one around the round let nvcc widen int32 edges
+  // before the loads, benchmarks/NOTES.md, session 17).
+  const int start = min(first, num_vectors - kChunkVectors);
+  const AccT sum = round_sum_from<AccT, L2Fill::k256ByteLines, kLoads>(
+      vectors + start + thread, first - start - thread, kChunkThreads);
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
 

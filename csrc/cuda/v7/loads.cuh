@@ -173,6 +173,23 @@ __device__ __forceinline__ AccT whole_round_sum(const Vector<InT>* vectors, int 
   return sum;
 }
 
+// One round at fixed offsets that adds only the vectors at or past `from`:
+// the sum of vectors[u * stride] for u < kLoads with u * stride >= from.
+// Every load is made, so that they are one straight run; the adds of those
+// it keeps are whole_round_sum's, in its order.
+template <typename AccT, L2Fill kFill, int kLoads, typename InT>
+__device__ __forceinline__ AccT round_sum_from(const Vector<InT>* vectors, int from, int stride) {
+  Vector<InT> batch[kLoads];
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming<kFill>(vectors + u * stride);
+  AccT sum = AccT(0);
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) {
+    if (u * stride >= from) sum += vector_sum<AccT>(batch[u]);
+  }
+  return sum;
+}
+
 // A partial written by another block of the same kernel: read from L2, where
 // the writer's release put it (L1 is not coherent across multiprocessors).
 template <typename T>
