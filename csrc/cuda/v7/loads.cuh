@@ -136,11 +136,10 @@ __device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
 }
 
 // One round: the sum of vectors[thread + u * stride] for u < kLoads,
-// those below `count` (none where `count` <= 0, whose loads still read
-// vectors[count - 1]). Every thread loads all of its vectors, those past
-// `count` from the last one, so that the loads are one straight run:
-// predicated loads let nvcc 13 start summing the first before issuing the
-// last (two memory latencies instead of one, at fp32).
+// those below `count` (at least 1). Every thread loads all of its vectors,
+// those past `count` from the last one, so that the loads are one straight
+// run: predicated loads let nvcc 13 start summing the first before issuing
+// the last (two memory latencies instead of one, at fp32).
 template <typename AccT, L2Fill kFill, int kLoads, typename InT>
 __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count, int thread,
                                           int stride) {
