@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <type_traits>
 
 namespace torch_reduce::cuda::v7 {
@@ -156,26 +157,12 @@ __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count,
   return sum;
 }
 
-// One round where every vector is there: the sum of vectors[u * stride]
-// for u < kLoads, `vectors` already at the thread's first. No clamp and no
-// bound, so the addresses are one pointer and fixed offsets (immediates where
-// `stride` is a constant). The same adds in the same order as round_sum's,
-// from the same +0: the same bits.
-template <typename AccT, L2Fill kFill, int kLoads, typename InT>
-__device__ __forceinline__ AccT whole_round_sum(const Vector<InT>* vectors, int stride) {
-  Vector<InT> batch[kLoads];
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming<kFill>(vectors + u * stride);
-  AccT sum = AccT(0);
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) sum += vector_sum<AccT>(batch[u]);
-  return sum;
-}
-
 // One round at fixed offsets that adds only the vectors at or past `from`:
 // the sum of vectors[u * stride] for u < kLoads with u * stride >= from.
-// Every load is made, so that they are one straight run; the adds of those
-// it keeps are whole_round_sum's, in its order.
+// Every load is made, so that they are one straight run, at addresses from
+// one pointer and fixed offsets (immediates where `stride` is a constant):
+// no clamp and no bound. The adds it keeps are round_sum's, in its order,
+// from the same +0: the same bits.
 template <typename AccT, L2Fill kFill, int kLoads, typename InT>
 __device__ __forceinline__ AccT round_sum_from(const Vector<InT>* vectors, int from, int stride) {
   Vector<InT> batch[kLoads];
@@ -187,6 +174,13 @@ __device__ __forceinline__ AccT round_sum_from(const Vector<InT>* vectors, int f
     if (u * stride >= from) sum += vector_sum<AccT>(batch[u]);
   }
   return sum;
+}
+
+// One round where every vector is there (`vectors` already at the thread's
+// first): round_sum_from with nothing to skip.
+template <typename AccT, L2Fill kFill, int kLoads, typename InT>
+__device__ __forceinline__ AccT whole_round_sum(const Vector<InT>* vectors, int stride) {
+  return round_sum_from<AccT, kFill, kLoads>(vectors, std::numeric_limits<int>::min(), stride);
 }
 
 // A partial written by another block of the same kernel: read from L2, where
