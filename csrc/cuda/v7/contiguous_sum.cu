@@ -201,8 +201,8 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   // Whole chunks through a pointer that steps by the window: no clamp, no
   // bound and no 64-bit index arithmetic per load. A clamped round per chunk
   // (round_sum) cost 73 instructions a round of 4 fp32 vectors in the sm_90
-  // SASS, and 3.5M warp instructions against Inductor's 1.1M at fp32 2^24,
-  // which tells when the producer has left part of the row in L2
+  // SASS, and 3.5M warp instructions against Inductor's 1.1M at fp32 2^24:
+  // a cost that shows once a producer has left part of the row in L2
   // (benchmarks/NOTES.md, session 18).
   const int64_t window = int64_t(gridDim.x) * kChunkVectors;
   const int64_t first = from_end ? whole_chunks - 1 - blockIdx.x : blockIdx.x;
