@@ -9,7 +9,8 @@ Parts:
          passes), misaligned views that end where their allocation ends, and
          transposed, sliced, permuted, expanded and channels-last layouts, in
          several dtypes; on the default, a pool and an external stream; sum_v7's
-         dims overload and dtype argument when they are registered. Run it with
+         large kernel with a partial last chunk, its dims overload and dtype
+         argument when they are registered. Run it with
          PYTORCH_NO_CUDA_MEMORY_CACHING=1: every tensor is then its own
          allocation, so memcheck and initcheck see its exact bounds.
   graph  every version captured in a CUDA graph and replayed on new data (the
@@ -148,6 +149,7 @@ def run_eager_part() -> None:
             result = SUM_V7(row_slice)
         external.synchronize()
         check(result, row_slice, "sum_v7 of a row slice on an external stream")
+    check_large_partial_chunk()
     if HAS_DTYPE_ARGUMENT:
         x = inputs["4099 bfloat16, 3 elements in"]
         result = SUM_V7(x, dtype=torch.float32)
@@ -155,6 +157,19 @@ def run_eager_part() -> None:
         check(result, x, "sum_v7 dtype=float32")
     if HAS_DIMS_OVERLOAD:
         run_dims_cases(inputs)
+
+
+def check_large_partial_chunk() -> None:
+    """sum_v7 only (the others read it as any long input): a float32 sum past
+    one wave of mid chunks (512 threads of 4 vectors a chunk), which the large
+    kernel's wave of blocks takes in turn, with a partial last chunk of 5
+    vectors that its last block reads and 2 tail elements ending the
+    allocation, starting 1 element in."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    wave = props.max_threads_per_multi_processor // 512 * props.multi_processor_count
+    numel = wave * 512 * 4 * 4 + 3 + 5 * 4 + 2
+    x = on_gpu_ending_at_allocation_end(numel, torch.float32, 1)
+    check(SUM_V7(x), x, "sum_v7, a large sum with a partial last chunk, 1 element in")
 
 
 def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:

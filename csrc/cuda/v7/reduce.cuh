@@ -72,23 +72,25 @@ __device__ __forceinline__ bool arrive_last(unsigned int* counter, unsigned int 
   return is_last;
 }
 
-// The sum of load(s) for s = first, first + step, ... below end, added in
-// that order, with a batch of loads in flight: a finishing block that read
-// its partials one latency at a time spent microseconds on it.
-template <typename AccT, typename Load>
-__device__ __forceinline__ AccT sum_every(const Load& load, int64_t first, int64_t end,
-                                          int64_t step) {
+// The sum of settle(fetch(s), s) for s = first, first + step, ... below end,
+// added in that order, with a batch of fetches in flight before the first
+// settle: a finishing block that read its partials one latency at a time
+// spent microseconds on it.
+template <typename AccT, typename Fetch, typename Settle>
+__device__ __forceinline__ AccT sum_every(const Fetch& fetch, const Settle& settle, int64_t first,
+                                          int64_t end, int64_t step) {
   constexpr int kBatch = 4;
+  using Fetched = decltype(fetch(first));
   AccT sum = AccT(0);
   for (int64_t s = first; s < end; s += kBatch * step) {
-    AccT batch[kBatch];
+    Fetched batch[kBatch];
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
-      if (s + b * step < end) batch[b] = load(s + b * step);
+      if (s + b * step < end) batch[b] = fetch(s + b * step);
     }
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
-      if (s + b * step < end) sum += batch[b];
+      if (s + b * step < end) sum += settle(batch[b], s + b * step);
     }
   }
   return sum;
@@ -97,8 +99,8 @@ __device__ __forceinline__ AccT sum_every(const Load& load, int64_t first, int64
 template <typename AccT>
 __device__ __forceinline__ AccT sum_every(const AccT* values, int64_t first, int64_t end,
                                           int64_t step) {
-  return sum_every<AccT>([values](int64_t s) { return load_partial(values + s); }, first, end,
-                         step);
+  return sum_every<AccT>([values](int64_t s) { return load_partial(values + s); },
+                         [](AccT value, int64_t) { return value; }, first, end, step);
 }
 
 // result[o] = sum over s of partials[o * splits + s], in an order fixed by
@@ -168,11 +170,11 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
 // mailbox is one 64-bit word, zero when empty: the partial's bits in the low
 // half and a full flag above them, stored relaxed. The ticket is relaxed too,
 // so a block's store may still be in flight when the last block arrives;
-// that block polls each mailbox until it is full. Every other block has
-// already stored by then, so the polls end without waiting for any block to
-// be scheduled. The last block empties the mailboxes it read, and the next
-// launch that owns them starts from zero. Against the acq_rel ticket and a
-// separate read of the partials: 0.3-0.5 us less at 2^18-2^22 on an H200
+// that block reads a batch of mailboxes at once, then reads again each one
+// still empty until it is full. Every other block has already stored by
+// then, so the polls end without waiting for any block to be scheduled. The last block empties the
+// mailboxes it read, and the next launch that owns them starts from zero. Against the acq_rel
+// ticket and a separate read of the partials: 0.3-0.5 us less at 2^18-2^22 on an H200
 // (benchmarks/NOTES.md).
 constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
 
@@ -185,12 +187,16 @@ __device__ __forceinline__ void post_to_mailbox(uint64_t* mailbox, AccT value) {
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox), "l"(word) : "memory");
 }
 
-template <typename AccT>
-__device__ __forceinline__ AccT collect_from_mailbox(const uint64_t* mailbox) {
+__device__ __forceinline__ uint64_t load_mailbox(const uint64_t* mailbox) {
   uint64_t word;
-  do {
-    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(mailbox) : "memory");
-  } while ((word & kMailboxFull) == 0);
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(mailbox) : "memory");
+  return word;
+}
+
+// The partial in a mailbox read as `word`, reading it again while it is empty.
+template <typename AccT>
+__device__ __forceinline__ AccT settle_mailbox(uint64_t word, const uint64_t* mailbox) {
+  while ((word & kMailboxFull) == 0) word = load_mailbox(mailbox);
   const auto bits = uint32_t(word);
   AccT value;
   memcpy(&value, &bits, sizeof(value));
@@ -215,8 +221,12 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
   }
   __syncthreads();
   if (!is_last) return;
-  const auto collect = [mailboxes](int64_t s) { return collect_from_mailbox<AccT>(mailboxes + s); };
-  const AccT sum = block_sum<kBlock>(sum_every<AccT>(collect, threadIdx.x, gridDim.x, kBlock));
+  const auto fetch = [mailboxes](int64_t s) { return load_mailbox(mailboxes + s); };
+  const auto settle = [mailboxes](uint64_t word, int64_t s) {
+    return settle_mailbox<AccT>(word, mailboxes + s);
+  };
+  const AccT sum =
+      block_sum<kBlock>(sum_every<AccT>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
   for (int64_t s = threadIdx.x; s < gridDim.x; s += kBlock) empty_mailbox(mailboxes + s);
   if (threadIdx.x == 0) {
     result[0] = static_cast<OutT>(sum);
