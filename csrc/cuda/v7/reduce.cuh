@@ -172,9 +172,10 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
 // so a block's store may still be in flight when the last block arrives;
 // that block reads a batch of mailboxes at once, then reads again each one
 // still empty until it is full. Every other block has already stored by
-// then, so the polls end without waiting for any block to be scheduled. The last block empties the
-// mailboxes it read, and the next launch that owns them starts from zero. Against the acq_rel
-// ticket and a separate read of the partials: 0.3-0.5 us less at 2^18-2^22 on an H200
+// then, so the polls end without waiting for any block to be scheduled.
+// The last block empties the mailboxes it read, and the next launch that
+// owns them starts from zero. Against the acq_rel ticket and a separate read
+// of the partials: 0.3-0.5 us less at 2^18-2^22 on an H200
 // (benchmarks/NOTES.md).
 constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
 
