@@ -10,7 +10,7 @@
 //   gather.open();             // every thread, before the block's loads
 //   ...                        // the loads and the block's sums
 //   gather.wait_until_open();  // every thread
-//   then in block rank r != 0: gather.send(values, offset) by the threads
+//   then in block rank r != 0: gather.send(values, r, offset) by the threads
 //   that hold the block's values; in block 0: gather.expect(...) by thread
 //   0, and gather.wait() by each thread that reads gather.values.
 // open() lets block 0 initialise its mbarrier and starts a cluster barrier

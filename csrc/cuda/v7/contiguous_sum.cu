@@ -4,8 +4,8 @@
 // misaligned pointers, and one launch. A few long rows (sums over the last
 // dim of a small batch) are that many such sums side by side: blockIdx.y
 // picks the row, and each row finishes on its own counter. Every thread loads
-// in rounds of up to 4 vectors issued together (round_sum). Launch shapes by size,
-// from the graph-mode sweeps in benchmarks/NOTES.md:
+// in rounds of up to 4 vectors issued together (loads.cuh's round sums).
+// Launch shapes by size, from the graph-mode sweeps in benchmarks/NOTES.md:
 //  - one block, of as few warps as cover the input in one or two rounds,
 //    with 32-bit indices: no second stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
@@ -112,8 +112,8 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
 }
 
 // Split sums: blocks of kChunkThreads threads, each round of a block a chunk
-// of kChunkThreads * kLoads vectors in the one-block kernel's straight round
-// of loads.
+// of kChunkThreads * kLoads vectors, every thread's kLoads loads issued
+// together.
 // Block b takes chunks b, b + gridDim.x, ...: a window that moves over the row,
 // as a grid-stride loop's does. Mid sizes launch a block per chunk (one round
 // each) and ask L2 for 256-byte lines; large sizes one wave of blocks, with
@@ -134,10 +134,11 @@ constexpr int64_t kFromEndL2Multiple = 8;
 // Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
 // holds 8 or more elements, whose conversions and adds hold a thread's block
 // sum back behind its last load; twice the blocks then finish sooner (bf16
-// 2^18 on an H100, finished through L2: 3.22 us against 3.62). fp32 gains
-// nothing from it (benchmarks/NOTES.md). Only while chunks of kLoadsPerRound
-// would leave multiprocessors without a block: beyond that, twice the blocks
-// add only their fixed instructions (launch_contiguous_sum).
+// 2^18 on an H100, finished through L2: 3.22 us against 3.62, measured
+// before that size went to a cluster). fp32 gains nothing from it
+// (benchmarks/NOTES.md). Only while chunks of kLoadsPerRound would leave
+// multiprocessors without a block: beyond that, twice the blocks add only
+// their fixed instructions (launch_contiguous_sum).
 template <typename InT>
 constexpr int kNarrowChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
 

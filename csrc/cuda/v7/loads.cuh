@@ -87,8 +87,8 @@ __device__ __forceinline__ Vector<T> load_streaming(const Vector<T>* address) {
 }
 
 // Where `numel` elements from `input` split into a scalar head up to the first
-// 16-byte boundary, whole vectors, and a scalar tail. Index is int where one
-// block (or one warp's chunk of a row) covers the span, int64_t otherwise.
+// 16-byte boundary, whole vectors, and a scalar tail. Index is int where the
+// launch keeps the span under 2^31 elements, int64_t otherwise.
 template <typename Index>
 struct VectorSplit {
   int head;

@@ -242,7 +242,8 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
 template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uint64_t* mailboxes,
                                            unsigned int* counter, OutT* result, int64_t row) {
-  if (gridDim.x == 1) {  // one block a row (a one-multiprocessor GPU): no partials
+  // One block a row (a wave no wider than the rows): no partials.
+  if (gridDim.x == 1) {
     if (threadIdx.x == 0) *result = static_cast<OutT>(block_total);
     return;
   }

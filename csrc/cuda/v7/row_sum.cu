@@ -6,14 +6,14 @@
 // stride from the first's: the last dims of a contiguous tensor, or of a
 // slice of one) have a lean kernel: a block a row for every row where a row
 // fills a round of the block's loads, else a warp a row where there is a row
-// for every resident warp, else a block a row in one wave; the full sum of
-// such rows (a row slice) reads them a warp or a block a row, in one wave,
-// into one total. Fewer rows than a wave of blocks, and other rows: with at
-// least one output per resident warp, a warp owns each output; else a block
-// of 4 warps owns one output (or a split of one, when there are too few
-// outputs to fill the GPU) and its warps take chunks of the output's rows. A
-// chunk is one round of 16-byte loads per lane, with scalar edges where a row
-// is not 16-byte aligned.
+// for every resident warp, else a block a row, as many blocks as rows; the
+// full sum of such rows (a row slice) reads them a warp or a block a row, in
+// one wave, into one total. Fewer rows than a wave of blocks, and other
+// rows: with at least one output per resident warp, a warp owns each output;
+// else a block of 4 warps owns one output (or a split of one, when there are
+// too few outputs to fill the GPU) and its warps take chunks of the output's
+// rows. A chunk is one round of 16-byte loads per lane, with scalar edges
+// where a row is not 16-byte aligned.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -62,7 +62,8 @@ __device__ __forceinline__ AccT lane_chunk_sum(const InT* row, int64_t begin, in
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(chunk + head);
   // L2's default fill: the row sums that take time stream from every
   // multiprocessor, and there 256-byte lines cost an H200 8-9% of its
-  // bandwidth in the contiguous sum (benchmarks/NOTES.md).
+  // bandwidth in the contiguous sum and 4-6% in these kernels
+  // (benchmarks/NOTES.md, 904bee6).
   Vector<InT> batch[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
@@ -177,8 +178,8 @@ __device__ __forceinline__ AccT dense_row_share(const InT* row, int row_length, 
 // input + o * row_stride. A group of kGroup threads (a warp, or the block)
 // sums a row at a time (dense_row_share). The general kernels' chunks, 64-bit
 // items and strided path cost registers and instructions; with this kernel
-// 8192x4096 fp32 dim=-1 took 45.6 us instead of 46.7, 32x256x56x56 bf16
-// dim=(2,3) 19.7 instead of 21.6 (H100).
+// (then a warp a row there) 8192x4096 fp32 dim=-1 took 45.6 us instead of
+// 46.7, 32x256x56x56 bf16 dim=(2,3) 19.7 instead of 21.6 (H100).
 template <int kGroup, typename InT, typename OutT>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
     dense_row_kernel(const InT* input, int64_t row_count, int64_t row_stride, int row_length,
@@ -310,7 +311,8 @@ void launch_row_sum(const RowProblem<InT, OutT>& problem, const Finish<acc_t<InT
     const int64_t warp_wave = one_wave<per_warp>(kBlock, context.device, context.sm_count);
     // Every warp the same number of rows: 8192 rows over 4,752 resident
     // warps (an H100) as 4,096 warps of 2 rows, not 3,440 of 2 and 1,312 of 1
-    // (46.9 against 47.2 us; benchmarks/NOTES.md).
+    // (46.9 against 47.2 us on 8192x4096 fp32 dim=-1, measured before dense
+    // rows took that shape; benchmarks/NOTES.md).
     const int64_t rows_per_warp = ceil_div(outputs, warp_wave * kWarps);
     per_warp<<<ceil_div(outputs, kWarps * rows_per_warp), kBlock, 0, context.stream>>>(
         problem, chunks_per_row);
