@@ -193,12 +193,19 @@ double time_us(cudaStream_t stream, int copies, const std::function<void(int)>& 
   return times[times.size() / 2];
 }
 
-// The rows x columns matrix, `copies` of it back to back, filled on the GPU
-// and read back once for the references.
+// A float64 sum and the sum of magnitudes (the scale of its rounding error).
+struct Reference {
+  double sum = 0, scale = 0;
+  void add(float value) { sum += value, scale += std::fabs(value); }
+};
+
+// The rows x columns matrix, `copies` of it back to back, filled on the GPU;
+// copy 0's row, column and total references, computed once on the host.
 struct Input {
   int rows, columns, copies;
   float* device = nullptr;
-  std::vector<float> host;  // copy 0
+  std::vector<Reference> row_sums, column_sums;
+  Reference total;
   size_t elements() const { return size_t(rows) * columns; }
   const float4* copy(int c) const {
     return reinterpret_cast<const float4*>(device + size_t(c) * elements());
@@ -212,14 +219,24 @@ Input make_input(int rows, int columns, const Device& device) {
   CHECK(cudaMalloc(&input.device, bytes * input.copies));
   fill_kernel<<<4 * device.sms, 1024>>>(input.device, input.elements() * input.copies, 12345u);
   CHECK(cudaGetLastError());
-  input.host.resize(input.elements());
-  CHECK(cudaMemcpy(input.host.data(), input.device, bytes, cudaMemcpyDeviceToHost));
+  std::vector<float> host(input.elements());
+  CHECK(cudaMemcpy(host.data(), input.device, bytes, cudaMemcpyDeviceToHost));
+  input.row_sums.resize(rows);
+  input.column_sums.resize(columns);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < columns; ++c) {
+      const float value = host[size_t(r) * columns + c];
+      input.row_sums[r].add(value);
+      input.column_sums[c].add(value);
+      input.total.add(value);
+    }
+  }
   return input;
 }
 
-void check_close(double got, double want, double scale, const char* what) {
-  if (std::fabs(got - want) > 1e-5 * scale) {  // float32 rounding, not a lost load
-    std::fprintf(stderr, "%s: %.6f != %.6f\n", what, got, want);
+void check_close(double got, const Reference& want, const char* what) {
+  if (std::fabs(got - want.sum) > 1e-5 * want.scale) {  // float32 rounding, not a lost load
+    std::fprintf(stderr, "%s: %.6f != %.6f\n", what, got, want.sum);
     std::exit(1);
   }
 }
@@ -247,14 +264,7 @@ void run_rows(const Input& input, const Device& device, int blocks_per_sm, cudaS
   CHECK(cudaGetLastError());
   std::vector<float> got(input.rows);
   CHECK(cudaMemcpy(got.data(), result, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (int r = 0; r < input.rows; ++r) {
-    double want = 0, scale = 0;
-    for (int c = 0; c < input.columns; ++c) {
-      want += input.host[size_t(r) * input.columns + c];
-      scale += std::fabs(input.host[size_t(r) * input.columns + c]);
-    }
-    check_close(got[r], want, scale, "rows");
-  }
+  for (int r = 0; r < input.rows; ++r) check_close(got[r], input.row_sums[r], "rows");
   const double us = time_us(stream, input.copies, [&](int copy) {
     kernel<<<input.rows, kThreads, pad, stream>>>(input.copy(copy), row_vectors, result);
   });
@@ -286,13 +296,9 @@ void run_columns(const Input& input, const Device& device, cudaStream_t stream) 
   std::vector<float> got(size_t(splits) * input.columns);
   CHECK(cudaMemcpy(got.data(), partials, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
   for (int c = 0; c < input.columns; ++c) {
-    double total = 0, want = 0, scale = 0;
+    double total = 0;
     for (int s = 0; s < splits; ++s) total += got[size_t(s) * input.columns + c];
-    for (int r = 0; r < input.rows; ++r) {
-      want += input.host[size_t(r) * input.columns + c];
-      scale += std::fabs(input.host[size_t(r) * input.columns + c]);
-    }
-    check_close(total, want, scale, "columns");
+    check_close(total, input.column_sums[c], "columns");
   }
   const double us = time_us(stream, input.copies, [&](int copy) {
     kernel<<<grid, 256, 0, stream>>>(input.copy(copy), input.rows, row_vectors, rows_per_split,
@@ -306,7 +312,9 @@ void run_columns(const Input& input, const Device& device, cudaStream_t stream) 
 }
 
 void run_grid_stride(const Input& input, const Device& device, cudaStream_t stream) {
-  const int blocks = 2 * device.sms;  // one wave of 1024-thread blocks on Hopper
+  int resident = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, grid_stride_kernel, 1024, 0));
+  const int blocks = resident * device.sms;  // one wave
   float* result;
   CHECK(cudaMalloc(&result, blocks * sizeof(float)));
   const size_t vectors = input.elements() / 4;
@@ -314,10 +322,9 @@ void run_grid_stride(const Input& input, const Device& device, cudaStream_t stre
   CHECK(cudaGetLastError());
   std::vector<float> got(blocks);
   CHECK(cudaMemcpy(got.data(), result, blocks * sizeof(float), cudaMemcpyDeviceToHost));
-  double total = 0, want = 0, scale = 0;
+  double total = 0;
   for (float g : got) total += g;
-  for (float v : input.host) want += v, scale += std::fabs(v);
-  check_close(total, want, scale, "grid stride");
+  check_close(total, input.total, "grid stride");
   const double us = time_us(stream, input.copies, [&](int copy) {
     grid_stride_kernel<<<blocks, 1024, 0, stream>>>(input.copy(copy), vectors, result);
   });
