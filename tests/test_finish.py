@@ -1,7 +1,8 @@
 """How sum_v7's split full sums end: in the last block of the one launch, through
-mailboxes (4-byte accumulators) or the acq_rel ticket (8-byte ones), on PyTorch's
-streams and in graphs; in a second launch on external streams. Every way must give
-the same bits, and each launch must leave its mailboxes empty for the next."""
+mailboxes (one word a block for 4-byte accumulators, two for 8-byte ones) or the
+acq_rel ticket (grids larger than the mailboxes), on PyTorch's streams and in
+graphs; in a second launch on external streams. Every way must give the same
+bits, and each launch must leave its mailboxes empty for the next."""
 
 import pytest
 import torch
@@ -37,7 +38,7 @@ def test_one_launch_and_second_launch_give_the_same_bits(dtype, seed):
 
 
 @requires_cuda
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=str)
 def test_back_to_back_sums_leave_no_partial_behind(dtype, seed):
     """Sums of decreasing and increasing grids queued without a pause on one stream:
     a mailbox left full by one launch would hand its stale partial to the next."""
@@ -50,7 +51,7 @@ def test_back_to_back_sums_leave_no_partial_behind(dtype, seed):
 
 
 @requires_cuda
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32], ids=str)
 def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
     sizes = [2**20 + 7, 2**16, 2**22 - 5, 2**18 - 1]
     inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]

@@ -262,6 +262,7 @@ void run_rows(const Input& input, const Device& device, int blocks_per_sm, cudaS
   const int row_vectors = input.columns / 4;
   kernel<<<input.rows, kThreads, pad, stream>>>(input.copy(0), row_vectors, result);
   CHECK(cudaGetLastError());
+  CHECK(cudaStreamSynchronize(stream));  // non-blocking: cudaMemcpy would not wait
   std::vector<float> got(input.rows);
   CHECK(cudaMemcpy(got.data(), result, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
   for (int r = 0; r < input.rows; ++r) check_close(got[r], input.row_sums[r], "rows");
@@ -293,6 +294,7 @@ void run_columns(const Input& input, const Device& device, cudaStream_t stream) 
   kernel<<<grid, 256, 0, stream>>>(input.copy(0), input.rows, row_vectors, rows_per_split,
                                    partials);
   CHECK(cudaGetLastError());
+  CHECK(cudaStreamSynchronize(stream));  // non-blocking: cudaMemcpy would not wait
   std::vector<float> got(size_t(splits) * input.columns);
   CHECK(cudaMemcpy(got.data(), partials, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
   for (int c = 0; c < input.columns; ++c) {
@@ -320,6 +322,7 @@ void run_grid_stride(const Input& input, const Device& device, cudaStream_t stre
   const size_t vectors = input.elements() / 4;
   grid_stride_kernel<<<blocks, 1024, 0, stream>>>(input.copy(0), vectors, result);
   CHECK(cudaGetLastError());
+  CHECK(cudaStreamSynchronize(stream));  // non-blocking: cudaMemcpy would not wait
   std::vector<float> got(blocks);
   CHECK(cudaMemcpy(got.data(), result, blocks * sizeof(float), cudaMemcpyDeviceToHost));
   double total = 0;

@@ -103,14 +103,15 @@ class ScratchSource {
   ~ScratchSource() = default;
 };
 
-// Accumulators narrow enough for a mailbox word (reduce.cuh): the partial's
-// bits and a full flag in 64 bits.
+// Mailbox words a partial takes (reduce.cuh): 32 of its bits and a full
+// flag in each 64-bit word, so one for a 4-byte accumulator, two for an
+// 8-byte one.
 template <typename AccT>
-constexpr bool kFitsMailbox = sizeof(AccT) == 4;
+constexpr int kMailboxWords = int(sizeof(AccT) / sizeof(uint32_t));
 
 // Where the finishing state of one launch lives. The `counter_count`
-// counters from `counter` and the `mailbox_count` mailboxes (reduce.cuh) are
-// zero at rest; a nullptr counter asks the launcher to finish in a second
+// counters from `counter` and the `mailbox_count` mailbox words (reduce.cuh)
+// are zero at rest; a nullptr counter asks the launcher to finish in a second
 // launch instead of in the last block of the first.
 template <typename AccT>
 struct Finish {
@@ -129,10 +130,10 @@ struct Finish {
   }
 
   // Mailboxes for a one-output launch of `blocks` blocks, or nullptr when it
-  // hands its partials over through `partials` instead: 8-byte accumulators,
-  // more blocks than mailboxes, or no counter to take tickets from.
+  // hands its partials over through `partials` instead: more blocks than
+  // mailbox words hold, or no counter to take tickets from.
   uint64_t* mailboxes_for(int64_t blocks) const {
-    const bool fits = kFitsMailbox<AccT> && blocks <= mailbox_count && counter != nullptr;
+    const bool fits = blocks * kMailboxWords<AccT> <= mailbox_count && counter != nullptr;
     return fits ? mailboxes : nullptr;
   }
 };

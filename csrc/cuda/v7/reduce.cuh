@@ -73,13 +73,12 @@ __device__ __forceinline__ bool arrive_last(unsigned int* counter, unsigned int 
 }
 
 // The sum of settle(fetch(s), s) for s = first, first + step, ... below end,
-// added in that order, with a batch of fetches in flight before the first
-// settle: a finishing block that read its partials one latency at a time
-// spent microseconds on it.
-template <typename AccT, typename Fetch, typename Settle>
+// added in that order, with a batch of kBatch fetches in flight before the
+// first settle: a finishing block that read its partials one latency at a
+// time spent microseconds on it. The order does not depend on kBatch.
+template <typename AccT, int kBatch = 4, typename Fetch, typename Settle>
 __device__ __forceinline__ AccT sum_every(const Fetch& fetch, const Settle& settle, int64_t first,
                                           int64_t end, int64_t step) {
-  constexpr int kBatch = 4;
   using Fetched = decltype(fetch(first));
   AccT sum = AccT(0);
   for (int64_t s = first; s < end; s += kBatch * step) {
@@ -165,47 +164,82 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch that owns it
 }
 
-// Mailboxes: how the blocks of a one-output sum with a 4-byte accumulator
-// hand their partials to the last block without a fence. Each block's
-// mailbox is one 64-bit word, zero when empty: the partial's bits in the low
-// half and a full flag above them, stored relaxed. The ticket is relaxed too,
-// so a block's store may still be in flight when the last block arrives;
-// that block reads a batch of mailboxes at once, then reads again each one
-// still empty until it is full. Every other block has already stored by
-// then, so the polls end without waiting for any block to be scheduled.
-// The last block empties the mailboxes it read, and the next launch that
-// owns them starts from zero. Against the acq_rel ticket and a separate read
-// of the partials: 0.3-0.5 us less at 2^18-2^22 on an H200
-// (benchmarks/NOTES.md).
+// Mailboxes: how the blocks of a one-output sum hand their partials to the
+// last block without a fence. A block's mailbox is kMailboxWords<AccT>
+// 64-bit words, zero when empty: 32 bits of the partial in the low half of
+// each and a full flag above them, stored relaxed, so each word is whole or
+// absent on its own. The ticket is relaxed too, so a block's stores may still
+// be in flight when the last block arrives; that block reads a batch of
+// mailboxes at once, then reads again each word still empty until it is
+// full. Every other block has already stored by then, so the polls end
+// without waiting for any block to be scheduled. The last block empties the
+// mailboxes it read, and the next launch that owns them starts from zero.
+// Against the acq_rel ticket and a separate read of the partials: 0.3-0.5 us
+// less at 2^18-2^22 on an H200 with 4-byte partials (benchmarks/NOTES.md).
 constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
+
+// Mailboxes read at once by a thread of the last block: four words in
+// flight, as many as 4-byte partials take. Eight words spilled in every
+// integer kernel under its 32-register cap (benchmarks/NOTES.md, session 19).
+template <typename AccT>
+constexpr int kMailboxBatch = 4 / kMailboxWords<AccT>;
 
 template <typename AccT>
 __device__ __forceinline__ void post_to_mailbox(uint64_t* mailbox, AccT value) {
-  static_assert(kFitsMailbox<AccT>);
-  uint32_t bits;
-  memcpy(&bits, &value, sizeof(bits));
-  const uint64_t word = kMailboxFull | bits;
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox), "l"(word) : "memory");
+  uint32_t bits[kMailboxWords<AccT>];
+  memcpy(bits, &value, sizeof(bits));
+#pragma unroll
+  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
+    const uint64_t word = kMailboxFull | bits[w];
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox + w), "l"(word) : "memory");
+  }
 }
 
-__device__ __forceinline__ uint64_t load_mailbox(const uint64_t* mailbox) {
-  uint64_t word;
-  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(mailbox) : "memory");
-  return word;
-}
-
-// The partial in a mailbox read as `word`, reading it again while it is empty.
-template <typename AccT>
-__device__ __forceinline__ AccT settle_mailbox(uint64_t word, const uint64_t* mailbox) {
-  while ((word & kMailboxFull) == 0) word = load_mailbox(mailbox);
-  const auto bits = uint32_t(word);
-  AccT value;
-  memcpy(&value, &bits, sizeof(value));
+__device__ __forceinline__ uint64_t load_mailbox_word(const uint64_t* word) {
+  uint64_t value;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(value) : "l"(word) : "memory");
   return value;
 }
 
+// A mailbox's words as first read, full or not.
+template <typename AccT>
+struct MailboxWords {
+  uint64_t words[kMailboxWords<AccT>];
+};
+
+template <typename AccT>
+__device__ __forceinline__ MailboxWords<AccT> fetch_mailbox(const uint64_t* mailbox) {
+  MailboxWords<AccT> fetched;
+#pragma unroll
+  for (int w = 0; w < kMailboxWords<AccT>; ++w) fetched.words[w] = load_mailbox_word(mailbox + w);
+  return fetched;
+}
+
+// The partial in a mailbox read as `fetched`, reading again each word that
+// was still empty.
+template <typename AccT>
+__device__ __forceinline__ AccT settle_mailbox(MailboxWords<AccT> fetched,
+                                               const uint64_t* mailbox) {
+  uint32_t bits[kMailboxWords<AccT>];
+#pragma unroll
+  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
+    while ((fetched.words[w] & kMailboxFull) == 0) {
+      fetched.words[w] = load_mailbox_word(mailbox + w);
+    }
+    bits[w] = uint32_t(fetched.words[w]);
+  }
+  AccT value;
+  memcpy(&value, bits, sizeof(value));
+  return value;
+}
+
+template <typename AccT>
 __device__ __forceinline__ void empty_mailbox(uint64_t* mailbox) {
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox), "l"(uint64_t(0)) : "memory");
+#pragma unroll
+  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox + w), "l"(uint64_t(0))
+                 : "memory");
+  }
 }
 
 // Every thread of every block calls this; thread 0's `value` is its block's
@@ -214,21 +248,24 @@ __device__ __forceinline__ void empty_mailbox(uint64_t* mailbox) {
 template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* mailboxes,
                                                          OutT* result, unsigned int* counter) {
+  constexpr int kWords = kMailboxWords<AccT>;
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
-    post_to_mailbox(mailboxes + blockIdx.x, value);
+    post_to_mailbox(mailboxes + blockIdx.x * kWords, value);
     ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(*counter);
     is_last = ticket.fetch_add(1u, ::cuda::memory_order_relaxed) == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last) return;
-  const auto fetch = [mailboxes](int64_t s) { return load_mailbox(mailboxes + s); };
-  const auto settle = [mailboxes](uint64_t word, int64_t s) {
-    return settle_mailbox<AccT>(word, mailboxes + s);
+  const auto fetch = [mailboxes](int64_t s) { return fetch_mailbox<AccT>(mailboxes + s * kWords); };
+  const auto settle = [mailboxes](MailboxWords<AccT> fetched, int64_t s) {
+    return settle_mailbox<AccT>(fetched, mailboxes + s * kWords);
   };
-  const AccT sum =
-      block_sum<kBlock>(sum_every<AccT>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
-  for (int64_t s = threadIdx.x; s < gridDim.x; s += kBlock) empty_mailbox(mailboxes + s);
+  const AccT sum = block_sum<kBlock>(
+      sum_every<AccT, kMailboxBatch<AccT>>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
+  for (int64_t s = threadIdx.x; s < gridDim.x; s += kBlock) {
+    empty_mailbox<AccT>(mailboxes + s * kWords);
+  }
   if (threadIdx.x == 0) {
     result[0] = static_cast<OutT>(sum);
     *counter = 0;
@@ -247,11 +284,9 @@ __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uin
     if (threadIdx.x == 0) *result = static_cast<OutT>(block_total);
     return;
   }
-  if constexpr (kFitsMailbox<AccT>) {
-    if (mailboxes != nullptr) {
-      return finish_through_mailboxes<kBlock>(block_total, mailboxes + row * gridDim.x, result,
-                                              counter + row);
-    }
+  if (mailboxes != nullptr) {
+    return finish_through_mailboxes<kBlock>(
+        block_total, mailboxes + row * gridDim.x * kMailboxWords<AccT>, result, counter + row);
   }
   // Thread 0 writes the partial and takes the ticket: its acq_rel ticket
   // publishes the partial.

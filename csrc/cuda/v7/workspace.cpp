@@ -21,13 +21,13 @@ int64_t max_partials(int sm_count) {
 
 namespace {
 
-// Mailboxes (reduce.cuh) for the largest grid that finishes through them:
-// the mid shape's 512-thread blocks, at most 2048 resident threads per
-// multiprocessor.
-constexpr int64_t kMailboxesPerSm = 4;
+// Mailbox words (reduce.cuh) for the largest grid that finishes through
+// them: the mid shape's 512-thread blocks, at most 2048 resident threads per
+// multiprocessor, two words a block for 8-byte partials.
+constexpr int64_t kMailboxWordsPerSm = 8;
 
 int64_t mailbox_count(int sm_count) {
-  return kMailboxesPerSm * sm_count;
+  return kMailboxWordsPerSm * sm_count;
 }
 
 int64_t mailboxes_bytes(int sm_count) {
@@ -38,7 +38,7 @@ constexpr int64_t kPartialBytes = 8;  // the widest accumulator
 // Graph-owned finishing state per device: slots for this many graphs (times
 // capturing streams) alive at once before captures fall back to two launches,
 // each with counters for a column sum of this many bands and one set of
-// mailboxes (5.2 MiB in all on a 132-SM GPU).
+// mailboxes (9.25 MiB in all on a 132-SM GPU).
 constexpr int kGraphSlots = 1024;
 constexpr int64_t kCountersPerGraphSlot = 256;
 constexpr int64_t kGraphSlotCountersBytes = kCountersPerGraphSlot * sizeof(unsigned int);
