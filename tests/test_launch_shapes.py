@@ -223,22 +223,28 @@ def test_a_column_sum_of_a_few_splits_is_a_cluster_a_band(tmp_path):
     assert kernels[0][1][:2] == [64, 4], kernels
 
 
+# The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
+# 128-thread blocks of a row a warp, 256-thread blocks of a row a block.
+WARP_A_ROW = ("DenseShape<128, 32,", 128)
+WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
+
+
 @requires_cuda
 @pytest.mark.parametrize(
-    ("rows_per_sm", "row_length", "dtype", "kernel", "grid_per_sm"),
-    [(64, 1000, torch.float32, "dense_row_kernel<32,", 8),
-     (16, 1000, torch.float32, "dense_row_kernel<128,", 16),
-     (64, 4092, torch.float32, "dense_row_kernel<32,", 8),
-     (64, 4096, torch.float32, "dense_row_kernel<128,", 64),
-     (64, 4097, torch.float32, "dense_row_kernel<128,", 64),
-     (64, 8184, torch.bfloat16, "dense_row_kernel<32,", 8),
-     (64, 8192, torch.bfloat16, "dense_row_kernel<128,", 64)],
+    ("rows_per_sm", "row_length", "dtype", "shape", "grid_per_sm"),
+    [(64, 1000, torch.float32, WARP_A_ROW, 8),
+     (16, 1000, torch.float32, WIDE_BLOCK_A_ROW, 16),
+     (64, 4092, torch.float32, WARP_A_ROW, 8),
+     (64, 4096, torch.float32, WIDE_BLOCK_A_ROW, 64),
+     (64, 4097, torch.float32, WIDE_BLOCK_A_ROW, 64),
+     (64, 8184, torch.bfloat16, WARP_A_ROW, 8),
+     (64, 8192, torch.bfloat16, WIDE_BLOCK_A_ROW, 64)],
 )  # fmt: skip
 def test_dense_rows_take_a_warp_or_a_block_a_row(
-    rows_per_sm, row_length, dtype, kernel, grid_per_sm, tmp_path, seed
+    rows_per_sm, row_length, dtype, shape, grid_per_sm, tmp_path, seed
 ):
     """Contiguous rows summed over the last dim. Rows shorter than a round of a
-    block's loads (128 threads, 8 vectors each: 4,096 float32, 8,192 bfloat16): with
+    block's loads (256 threads, 4 vectors each: 4,096 float32, 8,192 bfloat16): with
     a row for every warp of a wave (8 or 9 blocks of 4 warps a multiprocessor at
     56-64 registers), 4-warp blocks of a row a warp, 2 rows each at 64 rows a
     multiprocessor; with fewer, a block a row. Rows of at least that round: a block a
@@ -246,8 +252,10 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.randn(rows_per_sm * sms, row_length, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
-    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
-    assert kernels[0][1][0] == grid_per_sm * sms and kernels[0][2][0] == 128, kernels
+    name, threads = shape
+    assert len(kernels) == 1 and "dense_row_kernel<" in kernels[0][0], kernels
+    assert name in kernels[0][0], kernels
+    assert kernels[0][1][0] == grid_per_sm * sms and kernels[0][2][0] == threads, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="dense rows")
 
 
@@ -271,24 +279,28 @@ def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, kernels, tmp_pat
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("rows_per_sm", "kernel", "grid_per_sm"),
-    [(64, "dense_rows_total_kernel<32,", 8), (16, "dense_rows_total_kernel<128,", 8),
-     (2, "row_sum_kernel", None)],
-)  # fmt: skip
+    ("rows_per_sm", "shape", "grid_per_sm"),
+    [(64, WARP_A_ROW, 8), (16, WIDE_BLOCK_A_ROW, 4), (2, None, None)],
+)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
 def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
-    rows_per_sm, kernel, grid_per_sm, dtype, tmp_path, seed
+    rows_per_sm, shape, grid_per_sm, dtype, tmp_path, seed
 ):
     """x[::2, 1:]: rows one stride apart, off a vector boundary, summed to one
     output. With a row for every warp of a wave (8 or 9 blocks of 4 warps a
     multiprocessor), 4-warp blocks of a row a warp, 2 rows each; with a row for
-    every block, a block a row, 2 each; with fewer, the row class's split kernel.
-    Rows of 4,500 elements: more than one round of loads for a warp and a block."""
+    every block of a wave (4 blocks of 256 threads a multiprocessor), a block a row,
+    4 each; with fewer, the row class's split kernel. Rows of 4,500 elements: more
+    than one round of loads for a warp and a block."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     matrix = random_tensor(2 * rows_per_sm * sms * 4501, dtype, "cuda")
     x = matrix.view(2 * rows_per_sm * sms, 4501)[::2, 1:]
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
-    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
-    if grid_per_sm is not None:
-        assert (kernels[0][1][0], kernels[0][2][0]) == (grid_per_sm * sms, 128), kernels
+    assert len(kernels) == 1, kernels
+    if shape is None:
+        assert "row_sum_kernel" in kernels[0][0], kernels
+    else:
+        name, threads = shape
+        assert "dense_rows_total_kernel<" in kernels[0][0] and name in kernels[0][0], kernels
+        assert (kernels[0][1][0], kernels[0][2][0]) == (grid_per_sm * sms, threads), kernels
     assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"{rows_per_sm} rows an SM")

@@ -156,10 +156,31 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   }
 }
 
+// The dense-row kernels' shapes: blocks of kThreads, a group of kGroup of
+// them (a warp, or the block) a row, kLoads vectors a thread a round, at
+// most kRegisters registers a thread.
+template <int kThreads, int kGroup, int kLoads, int kRegisters>
+struct DenseShape {
+  static constexpr int threads = kThreads;
+  static constexpr int group = kGroup;
+  static constexpr int loads = kLoads;
+  static constexpr int min_blocks = min_blocks_per_sm<kThreads, kRegisters>();
+};
+using WarpARow = DenseShape<kBlock, kWarpSize, kDenseLoads, kRegisters>;
+// A block a row: 16 KB a round, as 8 loads of a 128-thread block, in twice
+// the threads of half the loads, 4 blocks (1,024 threads) an H100
+// multiprocessor instead of 8 of 128. Against those 128-thread blocks (H100,
+// benchmarks/NOTES.md, session 20): 4096x32000 fp32 dim=-1 168.7-169.3 us
+// instead of 170.6-171.5, 8192x4096 44.1-44.5 instead of 44.4-44.6, and the
+// full sum of x[::2] (8192x8192 fp32) 46.0-46.6 instead of 47.4-47.6, its
+// 528 blocks now few enough to finish through mailboxes. At 48 registers (5
+// blocks) 4096x32000 took 169.5.
+using WideBlockARow = DenseShape<2 * kBlock, 2 * kBlock, kDenseLoads / 2, kRegisters>;
+
 // This thread's share of a dense row of `row_length` contiguous elements:
 // lane `lane` of a group of kGroup threads (a warp, or the block) reads in
-// rounds of kDenseLoads vectors a thread, with 32-bit indices within the row.
-template <int kGroup, typename AccT, typename InT>
+// rounds of kLoads vectors a thread, with 32-bit indices within the row.
+template <int kGroup, int kLoads, typename AccT, typename InT>
 __device__ __forceinline__ AccT dense_row_share(const InT* row, int row_length, int lane) {
   const auto [head, num_vectors, tail_begin] = split_into_vectors(row, row_length);
   // Read before the vectors, added after them (as in one_block_sum_kernel).
@@ -167,9 +188,9 @@ __device__ __forceinline__ AccT dense_row_share(const InT* row, int row_length, 
   const InT tail_element = lane < row_length - tail_begin ? row[tail_begin + lane] : InT(0);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(row + head);
   AccT sum = AccT(0);
-  for (int first = 0; first < num_vectors; first += kGroup * kDenseLoads) {
-    sum += round_sum<AccT, L2Fill::kDefault, kDenseLoads>(vectors + first, num_vectors - first,
-                                                          lane, kGroup);
+  for (int first = 0; first < num_vectors; first += kGroup * kLoads) {
+    sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + first, num_vectors - first, lane,
+                                                     kGroup);
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
@@ -180,20 +201,21 @@ __device__ __forceinline__ AccT dense_row_share(const InT* row, int row_length, 
 // items and strided path cost registers and instructions; with this kernel
 // (then a warp a row there) 8192x4096 fp32 dim=-1 took 45.6 us instead of
 // 46.7, 32x256x56x56 bf16 dim=(2,3) 19.7 instead of 21.6 (H100).
-template <int kGroup, typename InT, typename OutT>
-__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
+template <typename Shape, typename InT, typename OutT>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     dense_row_kernel(const InT* input, int64_t row_count, int64_t row_stride, int row_length,
                      OutT* result) {
   using AccT = acc_t<InT>;
-  const int lane = threadIdx.x % kGroup;
-  const int64_t first_group = (int64_t(blockIdx.x) * kBlock + threadIdx.x) / kGroup;
-  const int64_t groups = int64_t(gridDim.x) * (kBlock / kGroup);
+  const int lane = threadIdx.x % Shape::group;
+  const int64_t first_group = (int64_t(blockIdx.x) * Shape::threads + threadIdx.x) / Shape::group;
+  const int64_t groups = int64_t(gridDim.x) * (Shape::threads / Shape::group);
   for (int64_t output = first_group; output < row_count; output += groups) {
-    AccT sum = dense_row_share<kGroup, AccT>(input + output * row_stride, row_length, lane);
-    if constexpr (kGroup == kWarpSize) {
+    AccT sum = dense_row_share<Shape::group, Shape::loads, AccT>(input + output * row_stride,
+                                                                 row_length, lane);
+    if constexpr (Shape::group == kWarpSize) {
       sum = warp_sum(sum);
     } else {
-      sum = block_sum<kGroup>(sum);
+      sum = block_sum<Shape::group>(sum);
     }
     if (lane == 0) result[output] = static_cast<OutT>(sum);
   }
@@ -204,20 +226,22 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
 // share of every row it visits, and the block's total goes to the last block
 // (finish_row) instead of a sum per row. The row class's chunk kernel read
 // such views at 0.90-0.93x Inductor (benchmarks/NOTES.md, session 12).
-template <int kGroup, typename InT, typename OutT>
-__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
+template <typename Shape, typename InT, typename OutT>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     dense_rows_total_kernel(const InT* input, int64_t row_count, int64_t row_stride, int row_length,
                             acc_t<InT>* partials, uint64_t* mailboxes, unsigned int* counter,
                             OutT* result) {
   using AccT = acc_t<InT>;
-  const int lane = threadIdx.x % kGroup;
-  const int64_t first_group = (int64_t(blockIdx.x) * kBlock + threadIdx.x) / kGroup;
-  const int64_t groups = int64_t(gridDim.x) * (kBlock / kGroup);
+  const int lane = threadIdx.x % Shape::group;
+  const int64_t first_group = (int64_t(blockIdx.x) * Shape::threads + threadIdx.x) / Shape::group;
+  const int64_t groups = int64_t(gridDim.x) * (Shape::threads / Shape::group);
   AccT sum = AccT(0);
   for (int64_t row = first_group; row < row_count; row += groups) {
-    sum += dense_row_share<kGroup, AccT>(input + row * row_stride, row_length, lane);
+    sum += dense_row_share<Shape::group, Shape::loads, AccT>(input + row * row_stride, row_length,
+                                                             lane);
   }
-  finish_row<kBlock>(block_sum<kBlock>(sum), partials, mailboxes, counter, result, 0);
+  finish_row<Shape::threads>(block_sum<Shape::threads>(sum), partials, mailboxes, counter, result,
+                             0);
 }
 
 // Launches the dense-row kernel where `problem` is dense rows and there are
@@ -231,18 +255,19 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   }
   const int64_t rows = problem.outputs.numel();
   const int64_t row_stride = problem.outputs.ndim == 0 ? 0 : problem.outputs.strides[0];
-  constexpr auto per_block = dense_row_kernel<kBlock, InT, OutT>;
-  const int64_t block_wave = one_wave<per_block>(kBlock, context.device, context.sm_count);
+  constexpr auto per_block = dense_row_kernel<WideBlockARow, InT, OutT>;
+  const int64_t block_wave =
+      one_wave<per_block>(WideBlockARow::threads, context.device, context.sm_count);
   // Rows that give every thread of a block a whole round of loads: a block a
   // row, as many blocks as rows, so that the block scheduler hands the next
   // row to whichever multiprocessor is free. Warps that each owned 2 rows of
   // a one-wave grid finished unevenly: 8192x4096 fp32 dim=-1 took 45.7 us
-  // that way and 44.6-45.3 like this on an H100 (benchmarks/NOTES.md,
-  // session 13).
-  const bool row_fills_block_round =
-      problem.row_length / kElementsPerVector<InT> >= int64_t(kBlock) * kDenseLoads;
+  // that way and 44.6-45.3 with 128-thread blocks a row on an H100
+  // (benchmarks/NOTES.md, session 13).
+  const bool row_fills_block_round = problem.row_length / kElementsPerVector<InT> >=
+                                     int64_t(WideBlockARow::threads) * WideBlockARow::loads;
   const bool block_a_row = row_fills_block_round && rows >= block_wave;
-  constexpr auto per_warp = dense_row_kernel<kWarpSize, InT, OutT>;
+  constexpr auto per_warp = dense_row_kernel<WarpARow, InT, OutT>;
   const int64_t warp_wave = one_wave<per_warp>(kBlock, context.device, context.sm_count) * kWarps;
   if (!block_a_row && rows >= warp_wave) {
     const int64_t rows_per_warp = ceil_div(rows, warp_wave);  // the same for every warp
@@ -252,7 +277,7 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     return true;
   }
   if (rows >= block_wave) {
-    per_block<<<std::min<int64_t>(rows, INT_MAX), kBlock, 0, context.stream>>>(
+    per_block<<<std::min<int64_t>(rows, INT_MAX), WideBlockARow::threads, 0, context.stream>>>(
         problem.input, rows, row_stride, int(problem.row_length), problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
@@ -272,10 +297,11 @@ bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<
     return false;
   }
   const int64_t rows = problem.rows.sizes[0];
-  constexpr auto per_warp = dense_rows_total_kernel<kWarpSize, InT, OutT>;
-  constexpr auto per_block = dense_rows_total_kernel<kBlock, InT, OutT>;
-  const int64_t block_wave = std::min(one_wave<per_block>(kBlock, context.device, context.sm_count),
-                                      finish.partials_capacity);
+  constexpr auto per_warp = dense_rows_total_kernel<WarpARow, InT, OutT>;
+  constexpr auto per_block = dense_rows_total_kernel<WideBlockARow, InT, OutT>;
+  const int64_t block_wave =
+      std::min(one_wave<per_block>(WideBlockARow::threads, context.device, context.sm_count),
+               finish.partials_capacity);
   const int64_t warp_wave = std::min(one_wave<per_warp>(kBlock, context.device, context.sm_count),
                                      finish.partials_capacity) *
                             kWarps;
@@ -286,7 +312,8 @@ bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<
   const int64_t rows_per_group = ceil_div(rows, groups);  // at most, for every group
   const int64_t blocks = ceil_div(rows, groups_per_block * rows_per_group);
   const auto kernel = warp_a_row ? per_warp : per_block;
-  kernel<<<blocks, kBlock, 0, context.stream>>>(
+  const int threads = warp_a_row ? WarpARow::threads : WideBlockARow::threads;
+  kernel<<<blocks, threads, 0, context.stream>>>(
       problem.input, rows, problem.rows.strides[0], int(problem.row_length), finish.partials,
       finish.mailboxes_for(blocks), finish.counter, problem.result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
