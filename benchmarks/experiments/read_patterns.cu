@@ -11,7 +11,11 @@
 //    memory so that the block's code and registers stay the same) set the
 //    bandwidth? v7 keeps 1,056 rows in flight on an H100, Inductor fewer.
 //  - Columns (8192x4096 fp32, dim=0): does a band wider than one warp's
-//    512 bytes of a row read faster?
+//    512 bytes of a row read faster? (Session 20: no, 512 B is fastest.)
+//    Does the resident block count set the bandwidth? v7's column kernel
+//    runs at 64 registers, 4 blocks of 256 an H100 multiprocessor and 16
+//    splits, and reads dim=0 in 49.1-49.6 us; this main pass, uncapped (8
+//    blocks, 33 splits), read it in 45.2.
 //
 // Every kernel's result is checked against a float64 sum on the host before
 // it is timed. Times are CUDA-graph replays of launches over copies of the
@@ -246,15 +250,27 @@ void report(const Input& input, const std::string& what, double us) {
   std::printf("| %dx%d | %s | %.2f | %.0f |\n", input.rows, input.columns, what.c_str(), us, gbs);
 }
 
+// Dynamic shared memory that leaves room for `blocks_per_sm` blocks of
+// `kernel` (none for 0): a multiprocessor's share, less the kernel's static
+// shared memory, the 1 KB the GPU reserves a block and a margin for the
+// allocation granularity. The occupancy API says what it gives, and the
+// table shows that.
+template <typename Kernel>
+size_t occupancy_cap(Kernel kernel, const Device& device, int blocks_per_sm) {
+  if (blocks_per_sm == 0) return 0;
+  cudaFuncAttributes attributes{};
+  CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const size_t pad = device.smem_per_sm / blocks_per_sm - attributes.sharedSizeBytes - 1024 - 256;
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pad)));
+  return pad;
+}
+
 // Rows: a block a row at `blocks_per_sm` resident blocks (or the most that
 // fit when 0), checked row by row against the host, then timed.
 template <int kThreads, int kLoads, int kMinBlocks>
 void run_rows(const Input& input, const Device& device, int blocks_per_sm, cudaStream_t stream) {
   const auto kernel = rows_kernel<kThreads, kLoads, kMinBlocks>;
-  // Less the 1 KB the GPU reserves a block and a margin for the static shared
-  // memory; the occupancy API says what it gives, and the table shows that.
-  const size_t pad = blocks_per_sm == 0 ? 0 : device.smem_per_sm / blocks_per_sm - 1536;
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pad)));
+  const size_t pad = occupancy_cap(kernel, device, blocks_per_sm);
   int resident = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, pad));
   float* result;
@@ -277,13 +293,15 @@ void run_rows(const Input& input, const Device& device, int blocks_per_sm, cudaS
          us);
 }
 
-// Columns (dim=0): bands of kLanes vectors, splits filling one wave; the
-// partials' second pass is left out (the same for every band width).
+// Columns (dim=0): bands of kLanes vectors at `blocks_per_sm` resident
+// blocks (the most that fit when 0), splits filling one wave; the partials'
+// second pass is left out (the same for every band width).
 template <int kLanes>
-void run_columns(const Input& input, const Device& device, cudaStream_t stream) {
+void run_columns(const Input& input, const Device& device, int blocks_per_sm, cudaStream_t stream) {
   const auto kernel = columns_kernel<kLanes>;
+  const size_t pad = occupancy_cap(kernel, device, blocks_per_sm);
   int resident = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 256, 0));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 256, pad));
   const int row_vectors = input.columns / 4;
   const int bands = row_vectors / kLanes;
   const int splits = std::max(1, resident * device.sms / bands);
@@ -291,8 +309,8 @@ void run_columns(const Input& input, const Device& device, cudaStream_t stream) 
   float4* partials;
   CHECK(cudaMalloc(&partials, size_t(splits) * row_vectors * sizeof(float4)));
   const dim3 grid(bands, splits);
-  kernel<<<grid, 256, 0, stream>>>(input.copy(0), input.rows, row_vectors, rows_per_split,
-                                   partials);
+  kernel<<<grid, 256, pad, stream>>>(input.copy(0), input.rows, row_vectors, rows_per_split,
+                                     partials);
   CHECK(cudaGetLastError());
   CHECK(cudaStreamSynchronize(stream));  // non-blocking: cudaMemcpy would not wait
   std::vector<float> got(size_t(splits) * input.columns);
@@ -303,13 +321,13 @@ void run_columns(const Input& input, const Device& device, cudaStream_t stream) 
     check_close(total, input.column_sums[c], "columns");
   }
   const double us = time_us(stream, input.copies, [&](int copy) {
-    kernel<<<grid, 256, 0, stream>>>(input.copy(copy), input.rows, row_vectors, rows_per_split,
-                                     partials);
+    kernel<<<grid, 256, pad, stream>>>(input.copy(copy), input.rows, row_vectors, rows_per_split,
+                                       partials);
   });
   CHECK(cudaFree(partials));
   report(input,
-         "columns, bands of " + std::to_string(kLanes * 16) + " B, " + std::to_string(splits) +
-             " splits, main pass only",
+         "columns, bands of " + std::to_string(kLanes * 16) + " B, " + std::to_string(resident) +
+             " blocks/SM, " + std::to_string(splits) + " splits, main pass only",
          us);
 }
 
@@ -352,10 +370,9 @@ int main() {
     for (int blocks_per_sm : {0, 2}) run_rows<512, 2, 4>(input, device, blocks_per_sm, stream);
     for (int blocks_per_sm : {0, 4, 2}) run_rows<256, 4, 4>(input, device, blocks_per_sm, stream);
     if (rows == 8192) {
-      run_columns<32>(input, device, stream);
-      run_columns<64>(input, device, stream);
-      run_columns<128>(input, device, stream);
-      run_columns<256>(input, device, stream);
+      // v7's band; 4 blocks of 256 a multiprocessor is v7's residency.
+      for (int blocks_per_sm : {0, 6, 4}) run_columns<32>(input, device, blocks_per_sm, stream);
+      run_columns<64>(input, device, 0, stream);
     }
     CHECK(cudaFree(input.device));
   }
