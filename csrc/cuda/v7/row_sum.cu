@@ -268,10 +268,11 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
                                      int64_t(WideBlockARow::threads) * WideBlockARow::loads;
   const bool block_a_row = row_fills_block_round && rows >= block_wave;
   constexpr auto per_warp = dense_row_kernel<WarpARow, InT, OutT>;
-  const int64_t warp_wave = one_wave<per_warp>(kBlock, context.device, context.sm_count) * kWarps;
+  const int64_t warp_wave =
+      one_wave<per_warp>(WarpARow::threads, context.device, context.sm_count) * kWarps;
   if (!block_a_row && rows >= warp_wave) {
     const int64_t rows_per_warp = ceil_div(rows, warp_wave);  // the same for every warp
-    per_warp<<<ceil_div(rows, kWarps * rows_per_warp), kBlock, 0, context.stream>>>(
+    per_warp<<<ceil_div(rows, kWarps * rows_per_warp), WarpARow::threads, 0, context.stream>>>(
         problem.input, rows, row_stride, int(problem.row_length), problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
@@ -302,9 +303,10 @@ bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<
   const int64_t block_wave =
       std::min(one_wave<per_block>(WideBlockARow::threads, context.device, context.sm_count),
                finish.partials_capacity);
-  const int64_t warp_wave = std::min(one_wave<per_warp>(kBlock, context.device, context.sm_count),
-                                     finish.partials_capacity) *
-                            kWarps;
+  const int64_t warp_wave =
+      std::min(one_wave<per_warp>(WarpARow::threads, context.device, context.sm_count),
+               finish.partials_capacity) *
+      kWarps;
   const bool warp_a_row = rows >= warp_wave;
   if (!warp_a_row && rows < block_wave) return false;
   const int64_t groups = warp_a_row ? warp_wave : block_wave;
