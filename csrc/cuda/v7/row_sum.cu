@@ -34,9 +34,10 @@ constexpr int kBlock = 128;
 constexpr int kRegisters = 64;
 constexpr int kWarps = kBlock / kWarpSize;
 constexpr int kUnroll = 4;
-// A dense row's 16-byte loads in flight a thread: 8 (4 KB a warp) measured
-// faster than 4 at 32 registers with twice the warps, and than 4 loads
-// issued a round ahead (benchmarks/NOTES.md, session 10).
+// A dense row's 16-byte loads in flight a thread of a 128-thread block: 8
+// (4 KB a warp) measured faster than 4 at 32 registers with twice the
+// warps, and than 4 loads issued a round ahead (benchmarks/NOTES.md,
+// session 10). WideBlockARow's 256 threads take half as many.
 constexpr int kDenseLoads = 8;
 
 template <typename InT>
