@@ -184,21 +184,24 @@ constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
 template <typename AccT>
 constexpr int kMailboxBatch = 4 / kMailboxWords<AccT>;
 
-template <typename AccT>
-__device__ __forceinline__ void post_to_mailbox(uint64_t* mailbox, AccT value) {
-  uint32_t bits[kMailboxWords<AccT>];
-  memcpy(bits, &value, sizeof(bits));
-#pragma unroll
-  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
-    const uint64_t word = kMailboxFull | bits[w];
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox + w), "l"(word) : "memory");
-  }
+__device__ __forceinline__ void store_mailbox_word(uint64_t* word, uint64_t value) {
+  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(word), "l"(value) : "memory");
 }
 
 __device__ __forceinline__ uint64_t load_mailbox_word(const uint64_t* word) {
   uint64_t value;
   asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(value) : "l"(word) : "memory");
   return value;
+}
+
+template <typename AccT>
+__device__ __forceinline__ void post_to_mailbox(uint64_t* mailbox, AccT value) {
+  uint32_t bits[kMailboxWords<AccT>];
+  memcpy(bits, &value, sizeof(bits));
+#pragma unroll
+  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
+    store_mailbox_word(mailbox + w, kMailboxFull | bits[w]);
+  }
 }
 
 // A mailbox's words as first read, full or not.
@@ -236,10 +239,7 @@ __device__ __forceinline__ AccT settle_mailbox(MailboxWords<AccT> fetched,
 template <typename AccT>
 __device__ __forceinline__ void empty_mailbox(uint64_t* mailbox) {
 #pragma unroll
-  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(mailbox + w), "l"(uint64_t(0))
-                 : "memory");
-  }
+  for (int w = 0; w < kMailboxWords<AccT>; ++w) store_mailbox_word(mailbox + w, 0);
 }
 
 // Every thread of every block calls this; thread 0's `value` is its block's

@@ -166,6 +166,14 @@ struct DenseShape {
   static constexpr int group = kGroup;
   static constexpr int loads = kLoads;
   static constexpr int min_blocks = min_blocks_per_sm<kThreads, kRegisters>();
+
+  // This thread's lane in its group, its group's index in the grid, and the
+  // grid's groups: a group takes rows first, first + groups, ...
+  __device__ static int lane() { return threadIdx.x % kGroup; }
+  __device__ static int64_t first_group() {
+    return (int64_t(blockIdx.x) * kThreads + threadIdx.x) / kGroup;
+  }
+  __device__ static int64_t groups() { return int64_t(gridDim.x) * (kThreads / kGroup); }
 };
 using WarpARow = DenseShape<kBlock, kWarpSize, kDenseLoads, kRegisters>;
 // A block a row: 16 KB a round, as 8 loads of a 128-thread block, in twice
@@ -207,10 +215,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     dense_row_kernel(const InT* input, int64_t row_count, int64_t row_stride, int row_length,
                      OutT* result) {
   using AccT = acc_t<InT>;
-  const int lane = threadIdx.x % Shape::group;
-  const int64_t first_group = (int64_t(blockIdx.x) * Shape::threads + threadIdx.x) / Shape::group;
-  const int64_t groups = int64_t(gridDim.x) * (Shape::threads / Shape::group);
-  for (int64_t output = first_group; output < row_count; output += groups) {
+  const int lane = Shape::lane();
+  const int64_t groups = Shape::groups();
+  for (int64_t output = Shape::first_group(); output < row_count; output += groups) {
     AccT sum = dense_row_share<Shape::group, Shape::loads, AccT>(input + output * row_stride,
                                                                  row_length, lane);
     if constexpr (Shape::group == kWarpSize) {
@@ -233,11 +240,10 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
                             acc_t<InT>* partials, uint64_t* mailboxes, unsigned int* counter,
                             OutT* result) {
   using AccT = acc_t<InT>;
-  const int lane = threadIdx.x % Shape::group;
-  const int64_t first_group = (int64_t(blockIdx.x) * Shape::threads + threadIdx.x) / Shape::group;
-  const int64_t groups = int64_t(gridDim.x) * (Shape::threads / Shape::group);
+  const int lane = Shape::lane();
+  const int64_t groups = Shape::groups();
   AccT sum = AccT(0);
-  for (int64_t row = first_group; row < row_count; row += groups) {
+  for (int64_t row = Shape::first_group(); row < row_count; row += groups) {
     sum += dense_row_share<Shape::group, Shape::loads, AccT>(input + row * row_stride, row_length,
                                                              lane);
   }
