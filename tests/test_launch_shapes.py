@@ -223,6 +223,28 @@ def test_a_column_sum_of_a_few_splits_is_a_cluster_a_band(tmp_path):
     assert kernels[0][1][:2] == [64, 4], kernels
 
 
+@requires_cuda
+@pytest.mark.parametrize("hw", [(56, 56), (55, 57)], ids=str)
+def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, seed):
+    """bf16 32x256xHxW channels_last dim=(2,3): 32 bands of 512 bytes, whose ~3,136
+    rows a wave of single blocks splits 16 ways, finishing through partials in L2.
+    On an H100 (sm_90, 132 multiprocessors) the same blocks, fewer by an eighth at
+    most, are 64 bands of 256 bytes in clusters of up to 8 splits, each band
+    finished in its cluster. Rows uneven across the splits too (55x57)."""
+    x = torch.randn(32, 256, *hw, device="cuda").to(torch.bfloat16)
+    x = x.contiguous(memory_format=torch.channels_last)
+    kernels = launched_kernels(
+        lambda: torch.ops.reduce_opt.sum_v7(x, [2, 3]), tmp_path / "trace.json"
+    )
+    assert len(kernels) == 1, kernels
+    props = torch.cuda.get_device_properties(x.device)
+    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+        assert "column_cluster_kernel" in kernels[0][0], kernels
+        assert kernels[0][1][0] == 64 and 7 <= kernels[0][1][1] <= 8, kernels
+    result = torch.ops.reduce_opt.sum_v7(x, [2, 3])
+    assert_matches_torch(result, x, [2, 3], False, message="long column sum")
+
+
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
 # 128-thread blocks of a row a warp, 256-thread blocks of a row a block.
 WARP_A_ROW = ("DenseShape<128, 32,", 128)

@@ -357,6 +357,15 @@ __global__ void __launch_bounds__(kBlock)
                               result + outer * inner_outputs + band_column, scratch);
 }
 
+// The narrowest band into which a long column sum is narrowed to finish in
+// clusters: rows read in spans of 256 bytes or more, 8 column lanes at least.
+template <typename InT, int kColumns>
+constexpr int kMinClusterBandLanesLog2 = [] {
+  int lanes_log2 = kMinColumnLanesLog2;
+  while ((kColumns * int(sizeof(InT)) << lanes_log2) < 256) ++lanes_log2;
+  return lanes_log2;
+}();
+
 // Bands of 2^column_lanes_log2 column lanes over `problem`'s columns.
 struct Bands {
   BandShape shape;
@@ -416,6 +425,32 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
       if (!clusters.holds(splits, narrower.count)) break;
       bands = narrower;
       --column_lanes_log2;
+    }
+  } else if (splits > clusters.blocks && clusters.blocks > 0) {
+    // A long sum of more splits than a cluster holds: about as many blocks
+    // as narrower bands (rows read in spans of 256 bytes or more) of at most
+    // a cluster's splits each, one wave of clusters, so that each band
+    // finishes in its cluster. Through partials in L2, the last block of a
+    // band starts its finish only after the band's last split: a tail of
+    // round trips (ticket, partial loads) that no other block overlaps. On
+    // an H100, bf16 32x256x56x56 channels_last dim=(2,3), 32 bands of 16
+    // splits to 64 of 7: 22.6-23.0 us to 21.2; 8192x4096 fp32 dim=0 level
+    // (49.1-49.3); 128-byte spans read slower (bf16 16x2048x4096 dim=(0,1),
+    // 93.0 to 97.6; benchmarks/NOTES.md, session 21).
+    const int64_t blocks = bands.count * splits;
+    int narrow_log2 = column_lanes_log2;
+    Bands narrower = bands;
+    while (narrow_log2 > kMinClusterBandLanesLog2<InT, kColumns> &&
+           narrower.count * clusters.blocks < blocks) {
+      narrower = bands_of<kColumns>(problem, --narrow_log2);
+    }
+    const int64_t cluster_splits =
+        std::min<int64_t>(clusters.blocks, clusters.resident / narrower.count);
+    if (8 * narrower.count * cluster_splits >= 7 * blocks &&
+        clusters.holds(cluster_splits, narrower.count)) {
+      bands = narrower;
+      column_lanes_log2 = narrow_log2;
+      splits = cluster_splits;
     }
   }
   if (bands.count <= INT_MAX && clusters.holds(splits, bands.count)) {
