@@ -214,13 +214,17 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
             3, 40001
         ),
         # Dense rows over dim -1, starting off a vector boundary: a warp a row (64
-        # rows a multiprocessor), a block a row (16).
+        # rows a multiprocessor), a block a row (16), a 128-thread block a row (10
+        # rows of a 128-thread round a multiprocessor).
         "dense rows, a warp a row": on_gpu_ending_at_allocation_end(
             64 * sms * 33, torch.float32, 1
         ).view(64 * sms, 33),
         "dense rows, a block a row": on_gpu_ending_at_allocation_end(
             16 * sms * 301, torch.bfloat16, 1
         ).view(16 * sms, 301),
+        "dense rows, a 128-thread block a row": on_gpu_ending_at_allocation_end(
+            10 * sms * 2049, torch.float32, 1
+        ).view(10 * sms, 2049),
         # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
         "1024x1024 int32": on_gpu_ending_at_allocation_end(1024 * 1024, torch.int32, 0).view(
             1024, 1024

@@ -249,6 +249,7 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 # 128-thread blocks of a row a warp, 256-thread blocks of a row a block.
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
 WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
+BLOCK_A_ROW = ("DenseShape<128, 128,", 128)
 
 
 @requires_cuda
@@ -256,21 +257,28 @@ WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
     ("rows_per_sm", "row_length", "dtype", "shape", "grid_per_sm"),
     [(64, 1000, torch.float32, WARP_A_ROW, 8),
      (16, 1000, torch.float32, WIDE_BLOCK_A_ROW, 16),
-     (64, 4092, torch.float32, WARP_A_ROW, 8),
+     (64, 2044, torch.float32, WARP_A_ROW, 8),
+     (64, 2048, torch.float32, BLOCK_A_ROW, 64),
+     (64, 4092, torch.float32, BLOCK_A_ROW, 64),
+     (4, 4092, torch.float32, WIDE_BLOCK_A_ROW, 4),
      (64, 4096, torch.float32, WIDE_BLOCK_A_ROW, 64),
      (64, 4097, torch.float32, WIDE_BLOCK_A_ROW, 64),
-     (64, 8184, torch.bfloat16, WARP_A_ROW, 8),
+     (64, 4088, torch.bfloat16, WARP_A_ROW, 8),
+     (64, 4096, torch.bfloat16, BLOCK_A_ROW, 64),
+     (64, 8184, torch.bfloat16, BLOCK_A_ROW, 64),
      (64, 8192, torch.bfloat16, WIDE_BLOCK_A_ROW, 64)],
 )  # fmt: skip
 def test_dense_rows_take_a_warp_or_a_block_a_row(
     rows_per_sm, row_length, dtype, shape, grid_per_sm, tmp_path, seed
 ):
-    """Contiguous rows summed over the last dim. Rows shorter than a round of a
-    block's loads (256 threads, 4 vectors each: 4,096 float32, 8,192 bfloat16): with
-    a row for every warp of a wave (8 or 9 blocks of 4 warps a multiprocessor at
-    56-64 registers), 4-warp blocks of a row a warp, 2 rows each at 64 rows a
-    multiprocessor; with fewer, a block a row. Rows of at least that round: a block a
-    row, a block for every row, however many waves that takes."""
+    """Contiguous rows summed over the last dim. Rows of at least a round of a
+    256-thread block's loads (4 vectors each: 4,096 float32, 8,192 bfloat16): a block
+    a row, a block for every row, however many waves that takes. Shorter rows of at
+    least a round of a 128-thread block's (2,048 float32, 4,096 bfloat16), with a
+    wave of such blocks of them: the same, in 128-thread blocks. Shorter rows: with a
+    row for every warp of a wave (8 or 9 blocks of 4 warps a multiprocessor at 56-64
+    registers), 4-warp blocks of a row a warp, 2 rows each at 64 rows a
+    multiprocessor. Fewer rows than either wave: a 256-thread block a row."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.randn(rows_per_sm * sms, row_length, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")

@@ -5,8 +5,9 @@
 // Dense rows (an output is one contiguous row, its start a multiple of one
 // stride from the first's: the last dims of a contiguous tensor, or of a
 // slice of one) have a lean kernel: a block a row for every row where a row
-// fills a round of the block's loads, else a warp a row where there is a row
-// for every resident warp, else a block a row, as many blocks as rows; the
+// fills a round of the block's loads (a 256-thread block, or a 128-thread
+// one for shorter rows), else a warp a row where there is a row for every
+// resident warp, else a block a row, as many blocks as rows; the
 // full sum of such rows (a row slice) reads them a warp or a block a row, in
 // one wave, into one total. Fewer rows than a wave of blocks, and other
 // rows: with at least one output per resident warp, a warp owns each output;
@@ -185,6 +186,11 @@ using WarpARow = DenseShape<kBlock, kWarpSize, kDenseLoads, kRegisters>;
 // 528 blocks now few enough to finish through mailboxes. At 48 registers (5
 // blocks) 4096x32000 took 169.5.
 using WideBlockARow = DenseShape<2 * kBlock, 2 * kBlock, kDenseLoads / 2, kRegisters>;
+// A block a row for rows shorter than WideBlockARow's round but at least one
+// of 128 threads of 4 loads (8 KB): bf16 16x2048x4096 dim=-1 took 86.5-87.3
+// us this way on an H100, against 89.7-90.4 a warp a row (two rounds of 8
+// loads a row; benchmarks/NOTES.md, session 21).
+using BlockARow = DenseShape<kBlock, kBlock, kDenseLoads / 2, kRegisters>;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
 // lane `lane` of a group of kGroup threads (a warp, or the block) reads in
@@ -277,6 +283,18 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   constexpr auto per_warp = dense_row_kernel<WarpARow, InT, OutT>;
   const int64_t warp_wave =
       one_wave<per_warp>(WarpARow::threads, context.device, context.sm_count) * kWarps;
+  // Rows that fill a round of a 128-thread block, a wave of such blocks
+  // of them: a 128-thread block a row, as many blocks as rows.
+  constexpr auto per_small_block = dense_row_kernel<BlockARow, InT, OutT>;
+  const bool row_fills_small_round = problem.row_length / kElementsPerVector<InT> >=
+                                     int64_t(BlockARow::threads) * BlockARow::loads;
+  if (!block_a_row && row_fills_small_round &&
+      rows >= one_wave<per_small_block>(BlockARow::threads, context.device, context.sm_count)) {
+    per_small_block<<<std::min<int64_t>(rows, INT_MAX), BlockARow::threads, 0, context.stream>>>(
+        problem.input, rows, row_stride, int(problem.row_length), problem.result);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return true;
+  }
   if (!block_a_row && rows >= warp_wave) {
     const int64_t rows_per_warp = ceil_div(rows, warp_wave);  // the same for every warp
     per_warp<<<ceil_div(rows, kWarps * rows_per_warp), WarpARow::threads, 0, context.stream>>>(
