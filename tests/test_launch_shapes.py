@@ -246,7 +246,7 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 
 
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
-# 128-thread blocks of a row a warp, 256-thread blocks of a row a block.
+# 128-thread blocks of a row a warp, 256- and 128-thread blocks of a row a block.
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
 WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
 BLOCK_A_ROW = ("DenseShape<128, 128,", 128)

@@ -427,9 +427,10 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
       --column_lanes_log2;
     }
   } else if (splits > clusters.blocks && clusters.blocks > 0) {
-    // A long sum of more splits than a cluster holds: about as many blocks
-    // as narrower bands (rows read in spans of 256 bytes or more) of at most
-    // a cluster's splits each, one wave of clusters, so that each band
+    // A long sum of more splits than a cluster holds: narrower bands (rows
+    // read in spans of 256 bytes or more) of at most a cluster's splits each,
+    // one wave of clusters, where that keeps at least 7/8 of the blocks
+    // (GPCs fit fewer blocks in clusters than alone), so that each band
     // finishes in its cluster. Through partials in L2, the last block of a
     // band starts its finish only after the band's last split: a tail of
     // round trips (ticket, partial loads) that no other block overlaps. On

@@ -187,9 +187,9 @@ using WarpARow = DenseShape<kBlock, kWarpSize, kDenseLoads, kRegisters>;
 // blocks) 4096x32000 took 169.5.
 using WideBlockARow = DenseShape<2 * kBlock, 2 * kBlock, kDenseLoads / 2, kRegisters>;
 // A block a row for rows shorter than WideBlockARow's round but at least one
-// of 128 threads of 4 loads (8 KB): bf16 16x2048x4096 dim=-1 took 86.5-87.3
-// us this way on an H100, against 89.7-90.4 a warp a row (two rounds of 8
-// loads a row; benchmarks/NOTES.md, session 21).
+// of 128 threads of 4 loads (8 KB): 1-4% faster than a warp a row on an H100
+// over rows of 512-1,023 vectors; bf16 16x2048x4096 dim=-1 86.5-87.3 us
+// against 89.7-90.4 (benchmarks/NOTES.md, session 21).
 using BlockARow = DenseShape<kBlock, kBlock, kDenseLoads / 2, kRegisters>;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
