@@ -427,17 +427,19 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
       --column_lanes_log2;
     }
   } else if (splits > clusters.blocks && clusters.blocks > 0) {
-    // A long sum of more splits than a cluster holds: narrower bands (rows
-    // read in spans of 256 bytes or more) of at most a cluster's splits each,
-    // one wave of clusters, where that keeps at least 7/8 of the blocks
-    // (GPCs fit fewer blocks in clusters than alone), so that each band
-    // finishes in its cluster. Through partials in L2, the last block of a
-    // band starts its finish only after the band's last split: a tail of
-    // round trips (ticket, partial loads) that no other block overlaps. On
-    // an H100, bf16 32x256x56x56 channels_last dim=(2,3), 32 bands of 16
-    // splits to 64 of 7: 22.6-23.0 us to 21.2; 8192x4096 fp32 dim=0 level
-    // (49.1-49.3); 128-byte spans read slower (bf16 16x2048x4096 dim=(0,1),
-    // 93.0 to 97.6; benchmarks/NOTES.md, session 21).
+    // Any other sum of more splits than a cluster holds (a long one, or a
+    // short one whose full-width bands overfill a wave of clusters):
+    // narrower bands (rows read in spans of 256 bytes or more) of at most a
+    // cluster's splits each, one wave of clusters, where that keeps at least
+    // 7/8 of the blocks (GPCs fit fewer blocks in clusters than alone), so
+    // that each band finishes in its cluster. Through partials in L2, the
+    // last block of a band starts its finish only after the band's last
+    // split: a tail of round trips (ticket, partial loads) that no other
+    // block overlaps. On an H100, bf16 32x256x56x56 channels_last
+    // dim=(2,3), 32 bands of 16 splits to 64 of 7: 22.6-23.0 us to 21.2;
+    // 8192x4096 fp32 dim=0 level (49.1-49.3); 128-byte spans read slower
+    // (bf16 16x2048x4096 dim=(0,1), 93.0 to 97.6; benchmarks/NOTES.md,
+    // session 21).
     const int64_t blocks = bands.count * splits;
     int narrow_log2 = column_lanes_log2;
     Bands narrower = bands;
