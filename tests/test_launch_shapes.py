@@ -246,44 +246,66 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 
 
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
-# 128-thread blocks of a row a warp, 256- and 128-thread blocks of a row a block.
+# 128-thread blocks of a row a warp; 512-, 256-, 128- and 64-thread blocks of a row a
+# block.
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
+LONG_ROW_BLOCK = ("DenseShape<512, 512,", 512)
 WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
 BLOCK_A_ROW = ("DenseShape<128, 128,", 128)
+HALF_BLOCK_A_ROW = ("DenseShape<64, 64,", 64)
+
+
+# The kernel: a row of at most one round of whole vectors from a 16-byte boundary
+# takes the aligned twin of the dense-row kernel.
+ALIGNED = "::aligned_round_row_kernel<"
+DENSE = "::dense_row_kernel<"
 
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("rows_per_sm", "row_length", "dtype", "shape", "grid_per_sm"),
-    [(64, 1000, torch.float32, WARP_A_ROW, 8),
-     (16, 1000, torch.float32, WIDE_BLOCK_A_ROW, 16),
-     (64, 2044, torch.float32, WARP_A_ROW, 8),
-     (64, 2048, torch.float32, BLOCK_A_ROW, 64),
-     (64, 4092, torch.float32, BLOCK_A_ROW, 64),
-     (4, 4092, torch.float32, WIDE_BLOCK_A_ROW, 4),
-     (64, 4096, torch.float32, WIDE_BLOCK_A_ROW, 64),
-     (64, 4097, torch.float32, WIDE_BLOCK_A_ROW, 64),
-     (64, 4088, torch.bfloat16, WARP_A_ROW, 8),
-     (64, 4096, torch.bfloat16, BLOCK_A_ROW, 64),
-     (64, 8184, torch.bfloat16, BLOCK_A_ROW, 64),
-     (64, 8192, torch.bfloat16, WIDE_BLOCK_A_ROW, 64)],
+    ("rows_per_sm", "row_length", "dtype", "shape", "kernel", "grid_per_sm"),
+    [(64, 1000, torch.float32, WARP_A_ROW, DENSE, 8),
+     (64, 1020, torch.float32, WARP_A_ROW, DENSE, 8),
+     (16, 1000, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 16),
+     (16, 1001, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 16),
+     (64, 1024, torch.float32, HALF_BLOCK_A_ROW, ALIGNED, 64),
+     (16, 1025, torch.float32, HALF_BLOCK_A_ROW, DENSE, 16),
+     (8, 1024, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 8),
+     (64, 2044, torch.float32, HALF_BLOCK_A_ROW, DENSE, 64),
+     (64, 2048, torch.float32, BLOCK_A_ROW, ALIGNED, 64),
+     (64, 4092, torch.float32, BLOCK_A_ROW, DENSE, 64),
+     (4, 4092, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 4),
+     (64, 4096, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 64),
+     (64, 4097, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 64),
+     (4, 16380, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 4),
+     (2, 16384, torch.float32, LONG_ROW_BLOCK, DENSE, 2),
+     (64, 2040, torch.bfloat16, WARP_A_ROW, DENSE, 8),
+     (64, 4088, torch.bfloat16, HALF_BLOCK_A_ROW, DENSE, 64),
+     (64, 4096, torch.bfloat16, BLOCK_A_ROW, ALIGNED, 64),
+     (64, 8184, torch.bfloat16, BLOCK_A_ROW, DENSE, 64),
+     (64, 8192, torch.bfloat16, WIDE_BLOCK_A_ROW, ALIGNED, 64),
+     (4, 32768, torch.bfloat16, LONG_ROW_BLOCK, DENSE, 4)],
 )  # fmt: skip
 def test_dense_rows_take_a_warp_or_a_block_a_row(
-    rows_per_sm, row_length, dtype, shape, grid_per_sm, tmp_path, seed
+    rows_per_sm, row_length, dtype, shape, kernel, grid_per_sm, tmp_path, seed
 ):
-    """Contiguous rows summed over the last dim. Rows of at least a round of a
-    256-thread block's loads (4 vectors each: 4,096 float32, 8,192 bfloat16): a block
-    a row, a block for every row, however many waves that takes. Shorter rows of at
-    least a round of a 128-thread block's (2,048 float32, 4,096 bfloat16), with a
-    wave of such blocks of them: the same, in 128-thread blocks. Shorter rows: with a
-    row for every warp of a wave (8 or 9 blocks of 4 warps a multiprocessor at 56-64
-    registers), 4-warp blocks of a row a warp, 2 rows each at 64 rows a
-    multiprocessor. Fewer rows than either wave: a 256-thread block a row."""
+    """Contiguous rows summed over the last dim. Rows that fill a round of a block's
+    loads (4 vectors a thread; 2 for 512 threads), with a wave of such blocks of
+    them: a block a row, a block for every row, however many waves that takes, in
+    the widest block that the row fills: 512 threads for rows of 4 rounds of 256
+    threads' (16,384 float32, 32,768 bfloat16; 2 blocks a multiprocessor at float32's
+    64 registers, 3 at bfloat16's 38), else 256 threads (4,096 float32, 8,192
+    bfloat16; 4 blocks at float32's 61 registers), 128 (2,048, 4,096; 8) or 64
+    (1,024, 2,048; 16). Shorter rows: with a row for every warp of a wave (8 blocks
+    of 4 warps a multiprocessor at 56-64 registers), 4-warp blocks of a row a warp, 2
+    rows each at 64 rows a multiprocessor. Fewer rows than either wave: a 256-thread
+    block a row. A block a row reads a row of at most one round of whole vectors
+    (these rows start on a 16-byte boundary) in the aligned twin."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.randn(rows_per_sm * sms, row_length, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     name, threads = shape
-    assert len(kernels) == 1 and "dense_row_kernel<" in kernels[0][0], kernels
+    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
     assert name in kernels[0][0], kernels
     assert kernels[0][1][0] == grid_per_sm * sms and kernels[0][2][0] == threads, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="dense rows")

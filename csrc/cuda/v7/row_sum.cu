@@ -5,9 +5,11 @@
 // Dense rows (an output is one contiguous row, its start a multiple of one
 // stride from the first's: the last dims of a contiguous tensor, or of a
 // slice of one) have a lean kernel: a block a row for every row where a row
-// fills a round of the block's loads (a 256-thread block, or a 128-thread
-// one for shorter rows), else a warp a row where there is a row for every
-// resident warp, else a block a row, as many blocks as rows; the
+// fills a round of the block's loads (512 threads for rows of 4 of 256
+// threads' rounds, else 256, 128 or 64 threads for shorter rows), else a
+// warp a row where there is a row for every resident warp, else a block a
+// row, as many blocks as rows (rows of one round of whole 16-byte vectors
+// in a leaner twin); the
 // full sum of such rows (a row slice) reads them a warp or a block a row, in
 // one wave, into one total. Fewer rows than a wave of blocks, and other
 // rows: with at least one output per resident warp, a warp owns each output;
@@ -191,6 +193,18 @@ using WideBlockARow = DenseShape<2 * kBlock, 2 * kBlock, kDenseLoads / 2, kRegis
 // over rows of 512-1,023 vectors; bf16 16x2048x4096 dim=-1 86.5-87.3 us
 // against 89.7-90.4 (benchmarks/NOTES.md, session 21).
 using BlockARow = DenseShape<kBlock, kBlock, kDenseLoads / 2, kRegisters>;
+// The same for rows of 4-8 KB: 64 threads of 4 loads a row. Against a warp
+// a row (H100, benchmarks/NOTES.md, session 22): bf16 32768x2048 dim=-1
+// 44.2-44.3 us instead of 45.4-45.6, fp32 16384x2000 43.6-43.8 instead of
+// 44.5-44.8.
+using HalfBlockARow = DenseShape<kBlock / 2, kBlock / 2, kDenseLoads / 2, kRegisters>;
+// Rows of 4 rounds of WideBlockARow or more: the same 16 KB a round as 512
+// threads of 2 loads, 2 blocks an SM at 64 registers. 4096x32000 fp32
+// dim=-1 took 167.3-167.4 us instead of 168.5-168.7 (H100, session 22), as
+// the read-pattern probe had read that shape (session 20). At one round a
+// row (8192x4096) the probe read 2 such blocks an SM at 48.4 us against 43.6.
+using LongRowBlock = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, kRegisters>;
+constexpr int kLongRowRounds = 4;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
 // lane `lane` of a group of kGroup threads (a warp, or the block) reads in
@@ -235,6 +249,25 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   }
 }
 
+// Dense rows of at most one round of Shape's block, whole 16-byte vectors
+// from a 16-byte boundary, a block a row, gridDim.x rows: dense_row_kernel
+// without the scalar head and tail, the loops over rows and rounds, 64-bit
+// indices within the row, and block_sum's closing barrier (the block sums
+// once).
+template <typename Shape, typename InT, typename OutT>
+__global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
+    aligned_round_row_kernel(const Vector<InT>* input, int64_t row_stride_vectors, int row_vectors,
+                             OutT* result) {
+  static_assert(Shape::group == Shape::threads);
+  using AccT = acc_t<InT>;
+  constexpr int kWarpsPerBlock = Shape::threads / kWarpSize;
+  const AccT sum = sum_over_warps<kWarpsPerBlock>(
+      round_sum<AccT, L2Fill::kDefault, Shape::loads>(input + blockIdx.x * row_stride_vectors,
+                                                      row_vectors, threadIdx.x, Shape::threads),
+      kWarpsPerBlock);
+  if (threadIdx.x == 0) result[blockIdx.x] = static_cast<OutT>(sum);
+}
+
 // The full sum of dense rows (one output; rows one stride apart: x[::2],
 // x[:, 1:4001]): dense_row_kernel's reads, but each thread keeps adding its
 // share of every row it visits, and the block's total goes to the last block
@@ -257,6 +290,52 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
                              0);
 }
 
+// Whether rows of `problem` fill `rounds` rounds of Shape's block and there
+// are a wave of such blocks of them.
+template <typename Shape, typename InT, typename OutT>
+bool rows_fill_blocks_of(const RowProblem<InT, OutT>& problem, int64_t rows,
+                         const LaunchContext& context, int rounds = 1) {
+  constexpr auto kernel = dense_row_kernel<Shape, InT, OutT>;
+  return problem.row_length / kElementsPerVector<InT> >=
+             int64_t(rounds) * Shape::threads * Shape::loads &&
+         rows >= one_wave<kernel>(Shape::threads, context.device, context.sm_count);
+}
+
+// dense_row_kernel, a block of Shape a row, as many blocks as rows.
+template <typename Shape, typename InT, typename OutT>
+void launch_dense_row_blocks(const RowProblem<InT, OutT>& problem, int64_t rows, int64_t row_stride,
+                             const LaunchContext& context) {
+  dense_row_kernel<Shape, InT, OutT>
+      <<<std::min<int64_t>(rows, INT_MAX), Shape::threads, 0, context.stream>>>(
+          problem.input, rows, row_stride, int(problem.row_length), problem.result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+// A block of Shape a row, as many blocks as rows. Rows of one round at most
+// and of whole vectors from a 16-byte boundary (so at least one vector) take
+// aligned_round_row_kernel: against dense_row_kernel (H100,
+// benchmarks/NOTES.md, session 22) 2112x512 fp32 dim=-1 (256-thread blocks
+// of one load a thread) 5.6-5.8 us instead of 6.8-7.1, 8192x4096 44.0-44.2
+// instead of 44.1-44.6. Over rows of more rounds the same kernel with a
+// loop read 0.4-1% slower (bf16 32768x4000 in 64-thread blocks, 4096x32000
+// in 512-thread ones).
+template <typename Shape, typename InT, typename OutT>
+void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int64_t row_stride,
+                        const LaunchContext& context) {
+  constexpr int kVec = kElementsPerVector<InT>;
+  const bool one_round_of_whole_vectors =
+      reinterpret_cast<uintptr_t>(problem.input) % kVectorBytes == 0 &&
+      problem.row_length % kVec == 0 && row_stride % kVec == 0 &&
+      problem.row_length / kVec <= Shape::threads * Shape::loads;
+  if (!one_round_of_whole_vectors || rows > INT_MAX) {
+    return launch_dense_row_blocks<Shape>(problem, rows, row_stride, context);
+  }
+  aligned_round_row_kernel<Shape, InT, OutT><<<rows, Shape::threads, 0, context.stream>>>(
+      reinterpret_cast<const Vector<InT>*>(problem.input), row_stride / kVec,
+      int(problem.row_length / kVec), problem.result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
 // Launches the dense-row kernel where `problem` is dense rows and there are
 // at least a wave of blocks of them (a warp or a block a row); returns false
 // otherwise (fewer rows are split between blocks by row_sum_kernel).
@@ -268,44 +347,44 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   }
   const int64_t rows = problem.outputs.numel();
   const int64_t row_stride = problem.outputs.ndim == 0 ? 0 : problem.outputs.strides[0];
-  constexpr auto per_block = dense_row_kernel<WideBlockARow, InT, OutT>;
-  const int64_t block_wave =
-      one_wave<per_block>(WideBlockARow::threads, context.device, context.sm_count);
-  // Rows that give every thread of a block a whole round of loads: a block a
-  // row, as many blocks as rows, so that the block scheduler hands the next
-  // row to whichever multiprocessor is free. Warps that each owned 2 rows of
-  // a one-wave grid finished unevenly: 8192x4096 fp32 dim=-1 took 45.7 us
+  // Rows that give every thread of a block a whole round of loads, a wave of
+  // such blocks of them: a block a row, as many blocks as rows, so that the
+  // block scheduler hands the next row to whichever multiprocessor is free;
+  // the widest block whose round the row fills. Warps that each owned 2 rows
+  // of a one-wave grid finished unevenly: 8192x4096 fp32 dim=-1 took 45.7 us
   // that way and 44.6-45.3 with 128-thread blocks a row on an H100
   // (benchmarks/NOTES.md, session 13).
-  const bool row_fills_block_round = problem.row_length / kElementsPerVector<InT> >=
-                                     int64_t(WideBlockARow::threads) * WideBlockARow::loads;
-  const bool block_a_row = row_fills_block_round && rows >= block_wave;
+  if (rows_fill_blocks_of<LongRowBlock>(problem, rows, context, kLongRowRounds)) {
+    launch_dense_row_blocks<LongRowBlock>(problem, rows, row_stride, context);
+    return true;
+  }
+  if (rows_fill_blocks_of<WideBlockARow>(problem, rows, context)) {
+    launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+    return true;
+  }
+  if (rows_fill_blocks_of<BlockARow>(problem, rows, context)) {
+    launch_block_a_row<BlockARow>(problem, rows, row_stride, context);
+    return true;
+  }
+  if (rows_fill_blocks_of<HalfBlockARow>(problem, rows, context)) {
+    launch_block_a_row<HalfBlockARow>(problem, rows, row_stride, context);
+    return true;
+  }
+  // Shorter rows, a row for every warp of a wave: a warp a row.
   constexpr auto per_warp = dense_row_kernel<WarpARow, InT, OutT>;
   const int64_t warp_wave =
       one_wave<per_warp>(WarpARow::threads, context.device, context.sm_count) * kWarps;
-  // Rows that fill a round of a 128-thread block, a wave of such blocks
-  // of them: a 128-thread block a row, as many blocks as rows.
-  constexpr auto per_small_block = dense_row_kernel<BlockARow, InT, OutT>;
-  const bool row_fills_small_round = problem.row_length / kElementsPerVector<InT> >=
-                                     int64_t(BlockARow::threads) * BlockARow::loads;
-  if (!block_a_row && row_fills_small_round &&
-      rows >= one_wave<per_small_block>(BlockARow::threads, context.device, context.sm_count)) {
-    per_small_block<<<std::min<int64_t>(rows, INT_MAX), BlockARow::threads, 0, context.stream>>>(
-        problem.input, rows, row_stride, int(problem.row_length), problem.result);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
-    return true;
-  }
-  if (!block_a_row && rows >= warp_wave) {
+  if (rows >= warp_wave) {
     const int64_t rows_per_warp = ceil_div(rows, warp_wave);  // the same for every warp
     per_warp<<<ceil_div(rows, kWarps * rows_per_warp), WarpARow::threads, 0, context.stream>>>(
         problem.input, rows, row_stride, int(problem.row_length), problem.result);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
-  if (rows >= block_wave) {
-    per_block<<<std::min<int64_t>(rows, INT_MAX), WideBlockARow::threads, 0, context.stream>>>(
-        problem.input, rows, row_stride, int(problem.row_length), problem.result);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+  // Fewer rows, but a wave of 256-thread blocks: a block a row.
+  constexpr auto per_block = dense_row_kernel<WideBlockARow, InT, OutT>;
+  if (rows >= one_wave<per_block>(WideBlockARow::threads, context.device, context.sm_count)) {
+    launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
     return true;
   }
   return false;
