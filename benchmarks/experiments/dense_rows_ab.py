@@ -1,0 +1,77 @@
+"""Graph time of sum_v7(x, [-1]) over dense row shapes, for A/B runs of two builds.
+
+The dims scenario times one shape per row class; a change to how dense rows are
+launched needs the classes around it too. Run it from each built tree in turn,
+alternating, then compare the JSON files:
+
+    PYTHONPATH=/tmp/A python benchmarks/experiments/dense_rows_ab.py /tmp/A1.json
+    PYTHONPATH=/tmp/B python benchmarks/experiments/dense_rows_ab.py /tmp/B1.json
+
+Each shape is checked against a float64 sum before it is timed, on buffers that
+together exceed 4x the L2 of an H100 or H200; times are medians of 7 graph replays
+of 24 calls (benchmarks.timing.graphs), in microseconds per call. Benchmarks NOTES,
+session 22, has the runs that used it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import torch
+
+import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.timing import graphs
+
+F32, BF16 = torch.float32, torch.bfloat16
+# (rows, row length, dtype): rows of 128 to 8,000 vectors, each of the dense-row
+# kernels, aligned and not, and the shapes of the dims scenario's rows.
+SHAPES = [
+    (16384, 1024, F32),
+    (16384, 2000, F32),
+    (4224, 1024, F32),
+    (32768, 2048, BF16),
+    (32768, 4000, BF16),
+    (8192, 4096, F32),
+    (8448, 3000, F32),
+    (16384, 4096, BF16),
+    (4096, 32000, F32),
+    (2112, 512, F32),
+    (4096, 16385, F32),
+]
+ROTATION_BYTES = 200e6  # 4x an H100's 50 MB L2
+CALLS, REPLAYS = 24, 7
+
+
+def checked_buffers(rows: int, length: int, dtype: torch.dtype) -> list[torch.Tensor]:
+    """Buffers of random rows that together exceed ROTATION_BYTES, the first checked."""
+    nbytes = rows * length * dtype.itemsize
+    copies = max(2, math.ceil(ROTATION_BYTES / nbytes) + 1)
+    buffers = [torch.randn(rows, length, device="cuda").to(dtype) for _ in range(copies)]
+    expected = buffers[0].double().sum(-1)
+    got = torch.ops.reduce_opt.sum_v7(buffers[0], [-1]).double()
+    error = ((got - expected).abs().max() / expected.abs().max()).item()
+    if error > 1e-2:
+        raise AssertionError(f"{rows}x{length} {dtype}: relative error {error:.3g}")
+    return buffers
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="JSON file for {shape: microseconds per call}")
+    args = parser.parse_args()
+    steps = {}
+    for rows, length, dtype in SHAPES:
+        buffers = checked_buffers(rows, length, dtype)
+        name = f"{str(dtype).removeprefix('torch.')} {rows}x{length}"
+        steps[name] = lambda i, b=buffers: torch.ops.reduce_opt.sum_v7(b[i % len(b)], [-1])
+    timings = graphs(steps, calls=CALLS, replays=REPLAYS)
+    result = {name: timings[name].median_us for name in steps}
+    args.out.write_text(json.dumps(result, indent=1))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
