@@ -7,6 +7,10 @@ alternating, then compare the JSON files:
     PYTHONPATH=/tmp/A python benchmarks/experiments/dense_rows_ab.py /tmp/A1.json
     PYTHONPATH=/tmp/B python benchmarks/experiments/dense_rows_ab.py /tmp/B1.json
 
+With --inductor, torch.compile(torch.sum) is timed on the same buffers, in turns
+with sum_v7 (the dims scenario's harness and this one differ by ~0.8 us on
+8192x4096, so a gap to Inductor is best read within one harness).
+
 Each shape is checked against a float64 sum before it is timed, on buffers that
 together exceed 4x the L2 of an H100 or H200; times are medians of 7 graph replays
 of 24 calls (benchmarks.timing.graphs), in microseconds per call. Benchmarks NOTES,
@@ -23,6 +27,8 @@ from pathlib import Path
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.inputs import Case, dtype_name
+from benchmarks.peers import inductor
 from benchmarks.timing import graphs
 
 F32, BF16 = torch.float32, torch.bfloat16
@@ -45,28 +51,42 @@ ROTATION_BYTES = 200e6  # 4x an H100's 50 MB L2
 CALLS, REPLAYS = 24, 7
 
 
-def checked_buffers(rows: int, length: int, dtype: torch.dtype) -> list[torch.Tensor]:
-    """Buffers of random rows that together exceed ROTATION_BYTES, the first checked."""
+def checked(fn, x: torch.Tensor, what: str) -> None:
+    """fn(x) is x's sum over the last dim, to the tests' bound for 16-bit inputs."""
+    expected = x.double().sum(-1)
+    error = ((fn(x).double() - expected).abs().max() / expected.abs().max()).item()
+    if error > 1e-2:
+        raise AssertionError(f"{what}: relative error {error:.3g}")
+
+
+def rotated_buffers(rows: int, length: int, dtype: torch.dtype) -> list[torch.Tensor]:
+    """Buffers of random rows that together exceed ROTATION_BYTES."""
     nbytes = rows * length * dtype.itemsize
     copies = max(2, math.ceil(ROTATION_BYTES / nbytes) + 1)
-    buffers = [torch.randn(rows, length, device="cuda").to(dtype) for _ in range(copies)]
-    expected = buffers[0].double().sum(-1)
-    got = torch.ops.reduce_opt.sum_v7(buffers[0], [-1]).double()
-    error = ((got - expected).abs().max() / expected.abs().max()).item()
-    if error > 1e-2:
-        raise AssertionError(f"{rows}x{length} {dtype}: relative error {error:.3g}")
-    return buffers
+    return [torch.randn(rows, length, device="cuda").to(dtype) for _ in range(copies)]
+
+
+def rotating(fn, buffers: list[torch.Tensor]):
+    """Call i of fn, on buffer i modulo their number."""
+    return lambda i: fn(buffers[i % len(buffers)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="JSON file for {shape: microseconds per call}")
+    parser.add_argument("--inductor", action="store_true", help="time Inductor's row sum too")
     args = parser.parse_args()
     steps = {}
     for rows, length, dtype in SHAPES:
-        buffers = checked_buffers(rows, length, dtype)
-        name = f"{str(dtype).removeprefix('torch.')} {rows}x{length}"
-        steps[name] = lambda i, b=buffers: torch.ops.reduce_opt.sum_v7(b[i % len(b)], [-1])
+        name = f"{dtype_name(dtype)} {rows}x{length}"
+        buffers = rotated_buffers(rows, length, dtype)
+        peers = {"sum_v7": lambda x: torch.ops.reduce_opt.sum_v7(x, [-1])}
+        if args.inductor:
+            case = Case(name, dtype, lambda device, x=buffers[0]: x.to(device), dims=(-1,))
+            peers["Inductor"] = inductor(case)
+        for peer, fn in peers.items():
+            checked(fn, buffers[0], f"{peer} {name}")
+            steps[name if peer == "sum_v7" else f"{peer} {name}"] = rotating(fn, buffers)
     timings = graphs(steps, calls=CALLS, replays=REPLAYS)
     result = {name: timings[name].median_us for name in steps}
     args.out.write_text(json.dumps(result, indent=1))
