@@ -215,7 +215,7 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         ),
         # Dense rows over dim -1, starting off a vector boundary: a warp a row (64
         # rows a multiprocessor), a block a row (16), a 128-thread block a row (10
-        # rows of a 128-thread round a multiprocessor), a 512-thread block a row (2
+        # rows of a 128-thread round a multiprocessor), a 512-thread block a row (4
         # rows of 4 rounds). Rows of one round of whole vectors from a 16-byte
         # boundary, in the aligned twin: a 64-thread block a row (20 rows of a
         # 64-thread round a multiprocessor) and a 256-thread block a row (8 rows of
@@ -230,8 +230,8 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
             10 * sms * 2049, torch.float32, 1
         ).view(10 * sms, 2049),
         "dense rows, a 512-thread block a row": on_gpu_ending_at_allocation_end(
-            2 * sms * 16385, torch.float32, 1
-        ).view(2 * sms, 16385),
+            4 * sms * 16385, torch.float32, 1
+        ).view(4 * sms, 16385),
         "dense rows of whole vectors, a 64-thread block a row": on_gpu_ending_at_allocation_end(
             20 * sms * 1024, torch.float32, 0
         ).view(20 * sms, 1024),

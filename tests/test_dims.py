@@ -472,13 +472,14 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
 
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per
 # multiprocessor. The warp-a-row kernel holds 8 or 9 blocks of 4 warps a
-# multiprocessor (56-63 registers), so 64 rows take a warp a row, 16-31 a block
-# a row, and 4 the general split kernel; odd lengths, sliced starts (a scalar
-# head), rows shorter than a vector, rows of whole vectors at a stride of whole
-# vectors (the aligned twin) or not, and 8-byte accumulators.
+# multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a
+# row, 4-31 a block a row, and 2 rows of 750 vectors the general split kernel; odd
+# lengths, sliced starts (a scalar head), rows shorter than a vector, rows of whole
+# vectors at a stride of whole vectors (the aligned twin) or not, and 8-byte
+# accumulators.
 DENSE_ROW_CASES = [
     ("warp a row, float32, odd length", 64, 1001, torch.float32, lambda x: x),
-    ("warp a row, bfloat16, sliced", 64, 4099, torch.bfloat16, lambda x: x[:, 3:]),
+    ("128-thread block a row, bfloat16, sliced", 64, 4099, torch.bfloat16, lambda x: x[:, 3:]),
     ("warp a row, float32, 4 elements misaligned", 64, 5, torch.float32, lambda x: x[:, 1:]),
     ("warp a row, uint8", 64, 515, torch.uint8, lambda x: x),
     ("warp a row, float64", 64, 300, torch.float64, lambda x: x),
@@ -489,9 +490,9 @@ DENSE_ROW_CASES = [
     ("block a row, whole vectors off the stride", 16, 4098, torch.float32, lambda x: x[:, :4096]),
     ("64-thread block a row, bfloat16, sliced", 64, 2051, torch.bfloat16, lambda x: x[:, 3:]),
     ("64-thread block a row, int32", 20, 1024, torch.int32, lambda x: x),
-    ("512-thread block a row, float32", 2, 17000, torch.float32, lambda x: x),
-    ("512-thread block a row, float16, sliced", 3, 32770, torch.float16, lambda x: x[:, 1:-1]),
-    ("the split kernel below", 4, 3000, torch.float32, lambda x: x),
+    ("512-thread block a row, float32", 4, 17000, torch.float32, lambda x: x),
+    ("512-thread block a row, float16, sliced", 8, 32770, torch.float16, lambda x: x[:, 1:-1]),
+    ("the split kernel below", 2, 3000, torch.float32, lambda x: x),
 ]
 
 

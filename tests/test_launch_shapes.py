@@ -255,8 +255,8 @@ BLOCK_A_ROW = ("DenseShape<128, 128,", 128)
 HALF_BLOCK_A_ROW = ("DenseShape<64, 64,", 64)
 
 
-# The kernel: a row of at most one round of whole vectors from a 16-byte boundary
-# takes the aligned twin of the dense-row kernel.
+# A block a row: a row of at most one round of whole vectors from a 16-byte
+# boundary takes the aligned twin of the dense-row kernel.
 ALIGNED = "::aligned_round_row_kernel<"
 DENSE = "::dense_row_kernel<"
 
@@ -278,29 +278,30 @@ DENSE = "::dense_row_kernel<"
      (64, 4096, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 64),
      (64, 4097, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 64),
      (4, 16380, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 4),
-     (2, 16384, torch.float32, LONG_ROW_BLOCK, DENSE, 2),
+     (4, 16384, torch.float32, LONG_ROW_BLOCK, DENSE, 4),
      (64, 2040, torch.bfloat16, WARP_A_ROW, DENSE, 8),
      (64, 4088, torch.bfloat16, HALF_BLOCK_A_ROW, DENSE, 64),
      (64, 4096, torch.bfloat16, BLOCK_A_ROW, ALIGNED, 64),
      (64, 8184, torch.bfloat16, BLOCK_A_ROW, DENSE, 64),
      (64, 8192, torch.bfloat16, WIDE_BLOCK_A_ROW, ALIGNED, 64),
-     (4, 32768, torch.bfloat16, LONG_ROW_BLOCK, DENSE, 4)],
+     (8, 32768, torch.bfloat16, LONG_ROW_BLOCK, DENSE, 8)],
 )  # fmt: skip
 def test_dense_rows_take_a_warp_or_a_block_a_row(
     rows_per_sm, row_length, dtype, shape, kernel, grid_per_sm, tmp_path, seed
 ):
     """Contiguous rows summed over the last dim. Rows that fill a round of a block's
     loads (4 vectors a thread; 2 for 512 threads), with a wave of such blocks of
-    them: a block a row, a block for every row, however many waves that takes, in
-    the widest block that the row fills: 512 threads for rows of 4 rounds of 256
-    threads' (16,384 float32, 32,768 bfloat16; 2 blocks a multiprocessor at float32's
-    64 registers, 3 at bfloat16's 38), else 256 threads (4,096 float32, 8,192
-    bfloat16; 4 blocks at float32's 61 registers), 128 (2,048, 4,096; 8) or 64
-    (1,024, 2,048; 16). Shorter rows: with a row for every warp of a wave (8 blocks
-    of 4 warps a multiprocessor at 56-64 registers), 4-warp blocks of a row a warp, 2
-    rows each at 64 rows a multiprocessor. Fewer rows than either wave: a 256-thread
-    block a row. A block a row reads a row of at most one round of whole vectors
-    (these rows start on a 16-byte boundary) in the aligned twin."""
+    them: a block a row, a block for every row, however many waves that takes. 256
+    threads where the row fills their round (4,096 float32, 8,192 bfloat16; 4 blocks
+    a multiprocessor at float32's 61 registers, 6 at bfloat16's), 512 among those
+    where it fills 4 such rounds (16,384, 32,768); else the widest of 128 (2,048,
+    4,096; 8 blocks) and 64 threads (1,024, 2,048; 16) that the row fills. Shorter
+    rows: with a row for every warp of a wave (8 or 9 blocks of 4 warps a
+    multiprocessor), 4-warp blocks of a row a warp, grids of 8 blocks a
+    multiprocessor at 64 rows. Rows too short for every block and too few for a
+    warp wave: a 256-thread block a row, given a wave of those. A block a row reads a
+    row of at most one round of whole vectors (these rows start on a 16-byte
+    boundary) in the aligned twin."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.randn(rows_per_sm * sms, row_length, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
@@ -309,6 +310,20 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     assert name in kernels[0][0], kernels
     assert kernels[0][1][0] == grid_per_sm * sms and kernels[0][2][0] == threads, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="dense rows")
+
+
+@requires_cuda
+def test_a_row_start_off_16_bytes_keeps_the_dense_row_kernel(tmp_path, seed):
+    """Rows of whole vectors at a whole-vector stride, starting 4 bytes into their
+    allocation: a block a row (64 threads at 20 rows a multiprocessor of 1,024
+    float32) in dense_row_kernel, with a scalar head and tail, not the aligned twin."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    rows = 20 * sms
+    x = torch.randn(rows * 1024 + 1, device="cuda")[1:].view(rows, 1024)
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
+    assert len(kernels) == 1 and DENSE in kernels[0][0], kernels
+    assert HALF_BLOCK_A_ROW[0] in kernels[0][0] and kernels[0][1][0] == rows, kernels
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="off 16 B")
 
 
 @requires_cuda

@@ -5,18 +5,18 @@
 // Dense rows (an output is one contiguous row, its start a multiple of one
 // stride from the first's: the last dims of a contiguous tensor, or of a
 // slice of one) have a lean kernel: a block a row for every row where a row
-// fills a round of the block's loads (512 threads for rows of 4 of 256
-// threads' rounds, else 256, 128 or 64 threads for shorter rows), else a
-// warp a row where there is a row for every resident warp, else a block a
-// row, as many blocks as rows (rows of one round of whole 16-byte vectors
-// in a leaner twin); the
-// full sum of such rows (a row slice) reads them a warp or a block a row, in
-// one wave, into one total. Fewer rows than a wave of blocks, and other
-// rows: with at least one output per resident warp, a warp owns each output;
-// else a block of 4 warps owns one output (or a split of one, when there are
-// too few outputs to fill the GPU) and its warps take chunks of the output's
-// rows. A chunk is one round of 16-byte loads per lane, with scalar edges
-// where a row is not 16-byte aligned.
+// fills a round of the block's loads (256 threads, or 512 for rows of 4
+// such rounds; 128 or 64 threads for shorter rows), else a warp a row where
+// there is a row for every resident warp, else a block a row, as many
+// blocks as rows. A block a row reads a row of one round of whole 16-byte
+// vectors in a leaner twin. The full sum of such rows (a row slice) reads
+// them a warp or a block a row, in one wave, into one total. Fewer rows
+// than a wave of blocks, and other rows: with at least one output per
+// resident warp, a warp owns each output; else a block of 4 warps owns one
+// output (or a split of one, when there are too few outputs to fill the
+// GPU) and its warps take chunks of the output's rows. A chunk is one round
+// of 16-byte loads per lane, with scalar edges where a row is not 16-byte
+// aligned.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -40,7 +40,8 @@ constexpr int kUnroll = 4;
 // A dense row's 16-byte loads in flight a thread of a 128-thread block: 8
 // (4 KB a warp) measured faster than 4 at 32 registers with twice the
 // warps, and than 4 loads issued a round ahead (benchmarks/NOTES.md,
-// session 10). WideBlockARow's 256 threads take half as many.
+// session 10). The 256-, 128- and 64-thread blocks a row take half as
+// many, the 512-thread one a quarter.
 constexpr int kDenseLoads = 8;
 
 template <typename InT>
@@ -199,11 +200,12 @@ using BlockARow = DenseShape<kBlock, kBlock, kDenseLoads / 2, kRegisters>;
 // 44.5-44.8.
 using HalfBlockARow = DenseShape<kBlock / 2, kBlock / 2, kDenseLoads / 2, kRegisters>;
 // Rows of 4 rounds of WideBlockARow or more: the same 16 KB a round as 512
-// threads of 2 loads, 2 blocks an SM at 64 registers. 4096x32000 fp32
-// dim=-1 took 167.3-167.4 us instead of 168.5-168.7 (H100, session 22), as
-// the read-pattern probe had read that shape (session 20). At one round a
-// row (8192x4096) the probe read 2 such blocks an SM at 48.4 us against 43.6.
-using LongRowBlock = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, kRegisters>;
+// threads of 2 loads (2 blocks an SM at float's 64 registers). 4096x32000
+// fp32 dim=-1 took 167.3-167.4 us instead of 168.5-168.7 (H100,
+// benchmarks/NOTES.md, session 22), as the read-pattern probe had read that
+// shape (session 20). At one round a row (8192x4096) the probe read 2 such
+// blocks an SM at 48.4 us against 43.6.
+using LongBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, kRegisters>;
 constexpr int kLongRowRounds = 4;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
@@ -251,9 +253,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
 
 // Dense rows of at most one round of Shape's block, whole 16-byte vectors
 // from a 16-byte boundary, a block a row, gridDim.x rows: dense_row_kernel
-// without the scalar head and tail, the loops over rows and rounds, 64-bit
-// indices within the row, and block_sum's closing barrier (the block sums
-// once).
+// without the scalar head and tail, the loops over rows and rounds, and
+// block_sum's closing barrier (the block sums once).
 template <typename Shape, typename InT, typename OutT>
 __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
     aligned_round_row_kernel(const Vector<InT>* input, int64_t row_stride_vectors, int row_vectors,
@@ -291,7 +292,7 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
 }
 
 // Whether rows of `problem` fill `rounds` rounds of Shape's block and there
-// are a wave of such blocks of them.
+// is a wave of such blocks of them.
 template <typename Shape, typename InT, typename OutT>
 bool rows_fill_blocks_of(const RowProblem<InT, OutT>& problem, int64_t rows,
                          const LaunchContext& context, int rounds = 1) {
@@ -301,7 +302,8 @@ bool rows_fill_blocks_of(const RowProblem<InT, OutT>& problem, int64_t rows,
          rows >= one_wave<kernel>(Shape::threads, context.device, context.sm_count);
 }
 
-// dense_row_kernel, a block of Shape a row, as many blocks as rows.
+// dense_row_kernel, a block of Shape a row, as many blocks as rows (never
+// the aligned twin).
 template <typename Shape, typename InT, typename OutT>
 void launch_dense_row_blocks(const RowProblem<InT, OutT>& problem, int64_t rows, int64_t row_stride,
                              const LaunchContext& context) {
@@ -311,14 +313,15 @@ void launch_dense_row_blocks(const RowProblem<InT, OutT>& problem, int64_t rows,
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-// A block of Shape a row, as many blocks as rows. Rows of one round at most
-// and of whole vectors from a 16-byte boundary (so at least one vector) take
-// aligned_round_row_kernel: against dense_row_kernel (H100,
-// benchmarks/NOTES.md, session 22) 2112x512 fp32 dim=-1 (256-thread blocks
-// of one load a thread) 5.6-5.8 us instead of 6.8-7.1, 8192x4096 44.0-44.2
-// instead of 44.1-44.6. Over rows of more rounds the same kernel with a
-// loop read 0.4-1% slower (bf16 32768x4000 in 64-thread blocks, 4096x32000
-// in 512-thread ones).
+// A block of Shape a row, as many blocks as rows, through the aligned twin
+// where it can: rows of one round at most and of whole vectors from a
+// 16-byte boundary (at least one vector: empty inputs never launch) take
+// aligned_round_row_kernel. Against dense_row_kernel (H100,
+// benchmarks/NOTES.md, session 22): 2112x512 fp32 dim=-1 (256-thread blocks
+// of one load a thread) 4.3-4.4 us instead of 6.5-6.7, 8192x4096 44.1
+// instead of 44.2-44.3. Over rows of more rounds the twin with a loop read
+// 0.4-1% slower (bf16 32768x4000 in 64-thread blocks, 4096x32000 in
+// 512-thread ones), so those keep dense_row_kernel.
 template <typename Shape, typename InT, typename OutT>
 void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int64_t row_stride,
                         const LaunchContext& context) {
@@ -336,7 +339,7 @@ void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int6
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-// Launches the dense-row kernel where `problem` is dense rows and there are
+// Launches a dense-row kernel where `problem` is dense rows and there are
 // at least a wave of blocks of them (a warp or a block a row); returns false
 // otherwise (fewer rows are split between blocks by row_sum_kernel).
 template <typename InT, typename OutT>
@@ -350,16 +353,21 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   // Rows that give every thread of a block a whole round of loads, a wave of
   // such blocks of them: a block a row, as many blocks as rows, so that the
   // block scheduler hands the next row to whichever multiprocessor is free;
-  // the widest block whose round the row fills. Warps that each owned 2 rows
-  // of a one-wave grid finished unevenly: 8192x4096 fp32 dim=-1 took 45.7 us
-  // that way and 44.6-45.3 with 128-thread blocks a row on an H100
-  // (benchmarks/NOTES.md, session 13).
-  if (rows_fill_blocks_of<LongRowBlock>(problem, rows, context, kLongRowRounds)) {
-    launch_dense_row_blocks<LongRowBlock>(problem, rows, row_stride, context);
-    return true;
-  }
+  // the 256-thread block, else the widest smaller one whose round the row
+  // fills. Warps that each owned 2 rows of a one-wave grid finished
+  // unevenly: 8192x4096 fp32 dim=-1 took 45.7 us that way and 44.6-45.3
+  // with 128-thread blocks a row on an H100 (benchmarks/NOTES.md, session 13).
   if (rows_fill_blocks_of<WideBlockARow>(problem, rows, context)) {
-    launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+    // Rows of 4 such rounds or more in 512-thread blocks, but only where
+    // there are as many rows as the 256-thread blocks need (session 22 timed
+    // 4,096 such rows). Fewer long rows go to the split kernel below, which
+    // divides each row between blocks, where a block a row would leave a
+    // tail of whole rows; that range was not timed in 512-thread blocks.
+    if (rows_fill_blocks_of<LongBlockARow>(problem, rows, context, kLongRowRounds)) {
+      launch_dense_row_blocks<LongBlockARow>(problem, rows, row_stride, context);
+    } else {
+      launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+    }
     return true;
   }
   if (rows_fill_blocks_of<BlockARow>(problem, rows, context)) {
