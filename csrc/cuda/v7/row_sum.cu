@@ -291,15 +291,21 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
                              0);
 }
 
+// Whether `rows` fill a wave of dense_row_kernel's blocks of Shape.
+template <typename Shape, typename InT, typename OutT>
+bool rows_fill_a_wave_of(int64_t rows, const LaunchContext& context) {
+  constexpr auto kernel = dense_row_kernel<Shape, InT, OutT>;
+  return rows >= one_wave<kernel>(Shape::threads, context.device, context.sm_count);
+}
+
 // Whether rows of `problem` fill `rounds` rounds of Shape's block and there
 // is a wave of such blocks of them.
 template <typename Shape, typename InT, typename OutT>
 bool rows_fill_blocks_of(const RowProblem<InT, OutT>& problem, int64_t rows,
                          const LaunchContext& context, int rounds = 1) {
-  constexpr auto kernel = dense_row_kernel<Shape, InT, OutT>;
   return problem.row_length / kElementsPerVector<InT> >=
              int64_t(rounds) * Shape::threads * Shape::loads &&
-         rows >= one_wave<kernel>(Shape::threads, context.device, context.sm_count);
+         rows_fill_a_wave_of<Shape, InT, OutT>(rows, context);
 }
 
 // dense_row_kernel, a block of Shape a row, as many blocks as rows (never
@@ -390,8 +396,7 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     return true;
   }
   // Fewer rows, but a wave of 256-thread blocks: a block a row.
-  constexpr auto per_block = dense_row_kernel<WideBlockARow, InT, OutT>;
-  if (rows >= one_wave<per_block>(WideBlockARow::threads, context.device, context.sm_count)) {
+  if (rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context)) {
     launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
     return true;
   }
