@@ -249,7 +249,7 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 # 128-thread blocks of a row a warp; 512-, 256-, 128- and 64-thread blocks of a row a
 # block.
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
-LONG_ROW_BLOCK = ("DenseShape<512, 512,", 512)
+LONG_BLOCK_A_ROW = ("DenseShape<512, 512,", 512)
 WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
 BLOCK_A_ROW = ("DenseShape<128, 128,", 128)
 HALF_BLOCK_A_ROW = ("DenseShape<64, 64,", 64)
@@ -278,13 +278,13 @@ DENSE = "::dense_row_kernel<"
      (64, 4096, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 64),
      (64, 4097, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 64),
      (4, 16380, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 4),
-     (4, 16384, torch.float32, LONG_ROW_BLOCK, DENSE, 4),
+     (4, 16384, torch.float32, LONG_BLOCK_A_ROW, DENSE, 4),
      (64, 2040, torch.bfloat16, WARP_A_ROW, DENSE, 8),
      (64, 4088, torch.bfloat16, HALF_BLOCK_A_ROW, DENSE, 64),
      (64, 4096, torch.bfloat16, BLOCK_A_ROW, ALIGNED, 64),
      (64, 8184, torch.bfloat16, BLOCK_A_ROW, DENSE, 64),
      (64, 8192, torch.bfloat16, WIDE_BLOCK_A_ROW, ALIGNED, 64),
-     (8, 32768, torch.bfloat16, LONG_ROW_BLOCK, DENSE, 8)],
+     (8, 32768, torch.bfloat16, LONG_BLOCK_A_ROW, DENSE, 8)],
 )  # fmt: skip
 def test_dense_rows_take_a_warp_or_a_block_a_row(
     rows_per_sm, row_length, dtype, shape, kernel, grid_per_sm, tmp_path, seed
