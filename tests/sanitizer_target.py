@@ -23,6 +23,7 @@ checked: an error the sanitizer does not see fails the run too.
 """
 
 import argparse
+import math
 
 import torch
 from raw_streams import external_stream
@@ -48,6 +49,13 @@ def on_gpu_ending_at_allocation_end(numel: int, dtype: torch.dtype, offset: int)
     """``numel`` elements starting ``offset`` elements into their allocation and
     ending at its last byte: a read past the end is outside the allocation."""
     return cpu_data(numel + offset, dtype).cuda()[offset:]
+
+
+def shaped_ending_at_allocation_end(
+    shape: tuple[int, ...], dtype: torch.dtype, offset: int
+) -> torch.Tensor:
+    """on_gpu_ending_at_allocation_end's elements, viewed as ``shape``."""
+    return on_gpu_ending_at_allocation_end(math.prod(shape), dtype, offset).view(shape)
 
 
 def cpu_sum(x: torch.Tensor, dim: list[int] | None, keepdim: bool) -> torch.Tensor:
@@ -83,15 +91,15 @@ def check(result: torch.Tensor, x: torch.Tensor, what: str, dim=None, keepdim=Fa
 
 
 def eager_inputs() -> dict[str, torch.Tensor]:
-    grid = on_gpu_ending_at_allocation_end(37 * 129, torch.float32, 0).view(37, 129)
-    cube = on_gpu_ending_at_allocation_end(5 * 7 * 33, torch.bfloat16, 0).view(5, 7, 33)
-    image = on_gpu_ending_at_allocation_end(2 * 3 * 5 * 7, torch.float16, 0).view(2, 3, 5, 7)
+    grid = shaped_ending_at_allocation_end((37, 129), torch.float32, 0)
+    cube = shaped_ending_at_allocation_end((5, 7, 33), torch.bfloat16, 0)
+    image = shaped_ending_at_allocation_end((2, 3, 5, 7), torch.float16, 0)
     sms = torch.cuda.get_device_properties(grid.device).multi_processor_count
 
     def row_slice(rows: int, cols: int, dtype: torch.dtype) -> torch.Tensor:
         """Every other row, less its first element, of a (2 * rows) x cols matrix: rows
         one stride apart, off a vector boundary, the last one ending the allocation."""
-        matrix = on_gpu_ending_at_allocation_end(2 * rows * cols, dtype, 0).view(2 * rows, cols)
+        matrix = shaped_ending_at_allocation_end((2 * rows, cols), dtype, 0)
         return matrix[1::2, 1:]
 
     return {
@@ -177,7 +185,7 @@ def check_large_partial_chunk() -> None:
 
 
 def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
-    block = on_gpu_ending_at_allocation_end(6 * 37 * 129, torch.float32, 1).view(6, 37, 129)
+    block = shaped_ending_at_allocation_end((6, 37, 129), torch.float32, 1)
     sms = torch.cuda.get_device_properties(block.device).multi_processor_count
     tensors = {
         "6x37x129 float32, 1 element in": block,
@@ -187,32 +195,24 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "37x129 float32 transposed": inputs["37x129 float32 transposed"],
         "257 int32": inputs["257 int32"],
         # Column sums split over rows: vector loads, then scalar ones.
-        "2000x64 float32": on_gpu_ending_at_allocation_end(2000 * 64, torch.float32, 0).view(
-            2000, 64
+        "2000x64 float32": shaped_ending_at_allocation_end((2000, 64), torch.float32, 0),
+        "300x40x136 bfloat16": shaped_ending_at_allocation_end((300, 40, 136), torch.bfloat16, 0),
+        "2000x66 float32, 1 element in": shaped_ending_at_allocation_end(
+            (2000, 66), torch.float32, 1
         ),
-        "300x40x136 bfloat16": on_gpu_ending_at_allocation_end(
-            300 * 40 * 136, torch.bfloat16, 0
-        ).view(300, 40, 136),
-        "2000x66 float32, 1 element in": on_gpu_ending_at_allocation_end(
-            2000 * 66, torch.float32, 1
-        ).view(2000, 66),
         # A column sum of 3 splits a band: a cluster a band on Hopper and newer.
-        "60x200x64 float32": on_gpu_ending_at_allocation_end(60 * 200 * 64, torch.float32, 0).view(
-            60, 200, 64
-        ),
+        "60x200x64 float32": shaped_ending_at_allocation_end((60, 200, 64), torch.float32, 0),
         # A few long rows over dim -1: a contiguous sum a row, split over blocks.
-        "3x70001 float32, 1 element in": on_gpu_ending_at_allocation_end(
-            3 * 70001, torch.float32, 1
-        ).view(3, 70001),
+        "3x70001 float32, 1 element in": shaped_ending_at_allocation_end(
+            (3, 70001), torch.float32, 1
+        ),
         # Rows whose last chunk holds no vector of their own (heads of 3, 2 and 1
         # element; 9 chunks a row, a cluster a row on an H100).
-        "3x65537 float32, 1 element in": on_gpu_ending_at_allocation_end(
-            3 * 65537, torch.float32, 1
-        ).view(3, 65537),
-        # A few rows of a few chunks: a cluster a row on Hopper and newer.
-        "3x40001 float16": on_gpu_ending_at_allocation_end(3 * 40001, torch.float16, 0).view(
-            3, 40001
+        "3x65537 float32, 1 element in": shaped_ending_at_allocation_end(
+            (3, 65537), torch.float32, 1
         ),
+        # A few rows of a few chunks: a cluster a row on Hopper and newer.
+        "3x40001 float16": shaped_ending_at_allocation_end((3, 40001), torch.float16, 0),
         # Dense rows over dim -1, starting off a vector boundary: a warp a row (64
         # rows a multiprocessor), a block a row (16), a 128-thread block a row (10
         # rows of a 128-thread round a multiprocessor), a 512-thread block a row (4
@@ -220,28 +220,26 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # boundary, in the aligned twin: a 64-thread block a row (20 rows of a
         # 64-thread round a multiprocessor) and a 256-thread block a row (8 rows of
         # less than a round a multiprocessor).
-        "dense rows, a warp a row": on_gpu_ending_at_allocation_end(
-            64 * sms * 33, torch.float32, 1
-        ).view(64 * sms, 33),
-        "dense rows, a block a row": on_gpu_ending_at_allocation_end(
-            16 * sms * 301, torch.bfloat16, 1
-        ).view(16 * sms, 301),
-        "dense rows, a 128-thread block a row": on_gpu_ending_at_allocation_end(
-            10 * sms * 2049, torch.float32, 1
-        ).view(10 * sms, 2049),
-        "dense rows, a 512-thread block a row": on_gpu_ending_at_allocation_end(
-            4 * sms * 16385, torch.float32, 1
-        ).view(4 * sms, 16385),
-        "dense rows of whole vectors, a 64-thread block a row": on_gpu_ending_at_allocation_end(
-            20 * sms * 1024, torch.float32, 0
-        ).view(20 * sms, 1024),
-        "dense rows of whole vectors, a 256-thread block a row": on_gpu_ending_at_allocation_end(
-            8 * sms * 1000, torch.float32, 0
-        ).view(8 * sms, 1000),
-        # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
-        "1024x1024 int32": on_gpu_ending_at_allocation_end(1024 * 1024, torch.int32, 0).view(
-            1024, 1024
+        "dense rows, a warp a row": shaped_ending_at_allocation_end(
+            (64 * sms, 33), torch.float32, 1
         ),
+        "dense rows, a block a row": shaped_ending_at_allocation_end(
+            (16 * sms, 301), torch.bfloat16, 1
+        ),
+        "dense rows, a 128-thread block a row": shaped_ending_at_allocation_end(
+            (10 * sms, 2049), torch.float32, 1
+        ),
+        "dense rows, a 512-thread block a row": shaped_ending_at_allocation_end(
+            (4 * sms, 16385), torch.float32, 1
+        ),
+        "dense rows of whole vectors, a 64-thread block a row": shaped_ending_at_allocation_end(
+            (20 * sms, 1024), torch.float32, 0
+        ),
+        "dense rows of whole vectors, a 256-thread block a row": shaped_ending_at_allocation_end(
+            (8 * sms, 1000), torch.float32, 0
+        ),
+        # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
+        "1024x1024 int32": shaped_ending_at_allocation_end((1024, 1024), torch.int32, 0),
     }
     for name, x in tensors.items():
         dim_lists = (
@@ -285,7 +283,7 @@ def run_graph_part() -> None:
     # A row slice's full sum (a block a row) on the graph's own counters.
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     rows, cols = 2 * 16 * sms, 302
-    matrix = on_gpu_ending_at_allocation_end(rows * cols, torch.bfloat16, 0).view(rows, cols)
+    matrix = shaped_ending_at_allocation_end((rows, cols), torch.bfloat16, 0)
     row_slice = matrix[1::2, 1:]
     SUM_V7(row_slice)  # warm up outside the capture
     torch.cuda.synchronize()
@@ -300,8 +298,7 @@ def run_graph_part() -> None:
     if HAS_DIMS_OVERLOAD:
         # Rows, then columns in several bands on the graph's own counters.
         for shape, dim in (((37, 129), [1]), ((3000, 520), [0])):
-            numel = shape[0] * shape[1]
-            static_input = on_gpu_ending_at_allocation_end(numel, torch.float32, 0).view(shape)
+            static_input = shaped_ending_at_allocation_end(shape, torch.float32, 0)
             SUM_V7.dim_IntList(static_input, dim)
             torch.cuda.synchronize()
             graph = torch.cuda.CUDAGraph()
