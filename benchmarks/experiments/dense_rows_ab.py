@@ -32,8 +32,10 @@ from benchmarks.peers import inductor
 from benchmarks.timing import graphs
 
 F32, BF16 = torch.float32, torch.bfloat16
-# (rows, row length, dtype): rows of 128 to 8,000 vectors, each of the dense-row
-# kernels, aligned and not, and the shapes of the dims scenario's rows.
+# (rows, row length, dtype): rows of 64 to 32,768 vectors, each of the dense-row
+# kernels, aligned and not, the shapes of the dims scenario's rows, model rows a
+# warp a row (bf16 768 and 2040, fp32 512), and long rows just above a wave of
+# 256-thread blocks (an LM head's vocabulary over a small batch).
 SHAPES = [
     (16384, 1024, F32),
     (16384, 2000, F32),
@@ -46,6 +48,11 @@ SHAPES = [
     (4096, 32000, F32),
     (2112, 512, F32),
     (4096, 16385, F32),
+    (32768, 768, BF16),
+    (65536, 512, F32),
+    (16384, 2040, BF16),
+    (529, 262144, F32),
+    (265, 131072, BF16),
 ]
 ROTATION_BYTES = 200e6  # 4x an H100's 50 MB L2
 CALLS, REPLAYS = 24, 7
