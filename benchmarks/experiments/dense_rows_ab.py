@@ -34,8 +34,9 @@ from benchmarks.timing import graphs
 F32, BF16 = torch.float32, torch.bfloat16
 # (rows, row length, dtype): rows of 64 to 32,768 vectors, each of the dense-row
 # kernels, aligned and not, the shapes of the dims scenario's rows, model rows a
-# warp a row (bf16 768 and 2040, fp32 512), and long rows just above a wave of
-# 256-thread blocks (an LM head's vocabulary over a small batch).
+# warp a row (bf16 768 and 2040, fp32 512), long rows just above a wave of
+# 256-thread blocks, and fewer long rows than that wave (an LM head's vocabulary
+# over a small batch: 128256 and 151936 bf16, 50257 fp32).
 SHAPES = [
     (16384, 1024, F32),
     (16384, 2000, F32),
@@ -53,6 +54,12 @@ SHAPES = [
     (16384, 2040, BF16),
     (529, 262144, F32),
     (265, 131072, BF16),
+    (256, 128256, BF16),
+    (512, 151936, BF16),
+    (200, 50257, F32),
+    (300, 8192, F32),
+    (128, 32768, F32),
+    (160, 65536, F32),
 ]
 ROTATION_BYTES = 200e6  # 4x an H100's 50 MB L2
 CALLS, REPLAYS = 24, 7

@@ -207,6 +207,9 @@ using HalfBlockARow = DenseShape<kBlock / 2, kBlock / 2, kDenseLoads / 2, kRegis
 // blocks an SM at 48.4 us against 43.6.
 using LongBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, kRegisters>;
 constexpr int kLongRowRounds = 4;
+// Rows an SM from which rows of a round or more go a 256-thread block a row
+// short of a wave (launch_dense_rows).
+constexpr int kMinRowsPerSmForPartialWave = 2;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
 // lane `lane` of a group of kGroup threads (a warp, or the block) reads in
@@ -397,6 +400,17 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   }
   // Fewer rows, but a wave of 256-thread blocks: a block a row.
   if (rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context)) {
+    launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+    return true;
+  }
+  // Fewer rows than a wave, at least two an SM, each a round of the
+  // 256-thread block or more: a block a row still, every block resident at
+  // once and 16 KB a round in flight in each, where the split kernel's
+  // ticket and last-block finish cost more than its wave of small blocks
+  // gains.
+  if (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
+      problem.row_length / kElementsPerVector<InT> >=
+          WideBlockARow::threads * WideBlockARow::loads) {
     launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
     return true;
   }
