@@ -473,7 +473,7 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per
 # multiprocessor. The warp-a-row kernel holds 8 or 9 blocks of 4 warps a
 # multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a
-# row, 4-31 a block a row, 2-3 rows of a 256-thread round or more a block a row
+# row, 4-31 a block a row, 1-3 rows of a 256-thread round or more a block a row
 # short of a wave, and 2 rows of 750 vectors the general split kernel; odd
 # lengths, sliced starts (a scalar head), rows shorter than a vector, rows of whole
 # vectors at a stride of whole vectors (the aligned twin) or not, and 8-byte
@@ -493,7 +493,7 @@ DENSE_ROW_CASES = [
     ("64-thread block a row, int32", 20, 1024, torch.int32, lambda x: x),
     ("512-thread block a row, float32", 4, 17000, torch.float32, lambda x: x),
     ("512-thread block a row, float16, sliced", 8, 32770, torch.float16, lambda x: x[:, 1:-1]),
-    ("block a row short of a wave, float32", 2, 16385, torch.float32, lambda x: x),
+    ("block a row short of a wave, float32", 1, 16385, torch.float32, lambda x: x),
     ("block a row short of a wave, bfloat16, sliced", 3, 8200, torch.bfloat16, lambda x: x[:, 1:]),
     ("the split kernel below", 2, 3000, torch.float32, lambda x: x),
 ]

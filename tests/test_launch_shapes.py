@@ -281,6 +281,7 @@ DENSE = "::dense_row_kernel<"
      (4, 16384, torch.float32, LONG_BLOCK_A_ROW, DENSE, 4),
      (2, 4096, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 2),
      (2, 16384, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 2),
+     (1, 8192, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 1),
      (64, 2040, torch.bfloat16, WARP_A_ROW, DENSE, 8),
      (64, 4088, torch.bfloat16, HALF_BLOCK_A_ROW, DENSE, 64),
      (64, 4096, torch.bfloat16, BLOCK_A_ROW, ALIGNED, 64),
@@ -301,8 +302,8 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     rows: with a row for every warp of a wave (8 or 9 blocks of 4 warps a
     multiprocessor), 4-warp blocks of a row a warp, grids of 8 blocks a
     multiprocessor at 64 rows. Rows too short for every block and too few for a
-    warp wave: a 256-thread block a row, given a wave of those, or 2 rows a
-    multiprocessor of a 256-thread round or more. A block a row reads a row of at
+    warp wave: a 256-thread block a row, given a wave of those, or a row a
+    multiprocessor or more of a 256-thread round or more. A block a row reads a row of at
     most one round of whole vectors (these rows start on a 16-byte boundary) in the
     aligned twin."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -316,12 +317,12 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
 
 
 @requires_cuda
-def test_long_rows_short_of_two_an_sm_take_the_split_kernel(tmp_path, seed):
-    """One row fewer than two a multiprocessor, each a round of the 256-thread block
+def test_long_rows_short_of_one_an_sm_take_the_split_kernel(tmp_path, seed):
+    """One row fewer than one a multiprocessor, each a round of the 256-thread block
     (4,096 float32): the split kernel, not a block a row (the contiguous class where
     that is 64 rows or fewer)."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    x = torch.randn(2 * sms - 1, 4096, device="cuda")
+    x = torch.randn(sms - 1, 4096, device="cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     expected = "row_sum_kernel" if x.shape[0] > 64 else "contiguous_sum_kernel"
     assert len(kernels) == 1 and expected in kernels[0][0], kernels

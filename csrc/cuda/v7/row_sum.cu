@@ -208,8 +208,10 @@ using HalfBlockARow = DenseShape<kBlock / 2, kBlock / 2, kDenseLoads / 2, kRegis
 using LongBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, kRegisters>;
 constexpr int kLongRowRounds = 4;
 // Rows an SM from which rows of a round or more go a 256-thread block a row
-// short of a wave (launch_dense_rows).
-constexpr int kMinRowsPerSmForPartialWave = 2;
+// short of a wave (launch_dense_rows). From 1 rather than 2 (H100,
+// benchmarks/NOTES.md, session 23): bf16 256x128256 dim=-1 24.5 us instead
+// of 26.1, fp32 160x65536 15.7 instead of 18.2; no shape that both take moved.
+constexpr int kMinRowsPerSmForPartialWave = 1;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
 // lane `lane` of a group of kGroup threads (a warp, or the block) reads in
@@ -403,7 +405,7 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
     return true;
   }
-  // Fewer rows than a wave, at least two an SM, each a round of the
+  // Fewer rows than a wave, at least one an SM, each a round of the
   // 256-thread block or more: a block a row still, every block resident at
   // once and 16 KB a round in flight in each, where the split kernel's
   // ticket and last-block finish cost more than its wave of small blocks
