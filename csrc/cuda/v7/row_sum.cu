@@ -8,8 +8,9 @@
 // fills a round of the block's loads (256 threads, or 512 for rows of 4
 // such rounds; 128 or 64 threads for shorter rows), else a warp a row where
 // there is a row for every resident warp, else a block a row, as many
-// blocks as rows. A block a row reads a row of one round of whole 16-byte
-// vectors in a leaner twin. The full sum of such rows (a row slice) reads
+// blocks as rows, where they fill a wave of blocks or, at a round or more
+// a row, there is a row an SM. A block a row reads a row of one round of
+// whole 16-byte vectors in a leaner twin. The full sum of such rows (a row slice) reads
 // them a warp or a block a row, in one wave, into one total. Fewer rows
 // than a wave of blocks, and other rows: with at least one output per
 // resident warp, a warp owns each output; else a block of 4 warps owns one
@@ -371,9 +372,9 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   if (rows_fill_blocks_of<WideBlockARow>(problem, rows, context)) {
     // Rows of 4 such rounds or more in 512-thread blocks, but only where
     // there are as many rows as the 256-thread blocks need (session 22 timed
-    // 4,096 such rows). Fewer long rows go to the split kernel below, which
-    // divides each row between blocks, where a block a row would leave a
-    // tail of whole rows; that range was not timed in 512-thread blocks.
+    // 4,096 such rows). Fewer long rows take the 256-thread block short of
+    // a wave (below) or the split kernel: 512-thread blocks a row were not
+    // timed there.
     if (rows_fill_blocks_of<LongBlockARow>(problem, rows, context, kLongRowRounds)) {
       launch_dense_row_blocks<LongBlockARow>(problem, rows, row_stride, context);
     } else {
