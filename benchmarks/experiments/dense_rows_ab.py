@@ -8,8 +8,11 @@ alternating, then compare the JSON files:
     PYTHONPATH=/tmp/B python benchmarks/experiments/dense_rows_ab.py /tmp/B1.json
 
 With --inductor, torch.compile(torch.sum) is timed on the same buffers, in turns
-with sum_v7 (the dims scenario's harness and this one differ by ~0.8 us on
-8192x4096, so a gap to Inductor is best read within one harness).
+with sum_v7. The dims scenario and this harness disagree on 8192x4096 fp32 (v7
+0.97x Inductor there, 0.995x here; NOTES session 23). With --like-dims-scenario
+each shape gets the scenario's rotation instead (benchmarks.context.rotation: 2
+buffers and 10 calls a graph for 8192x4096) and is timed on its own, its peers in
+turns, with the scenario's 10 replays, to tell which difference moves the ratio.
 
 Each shape is checked against a float64 sum before it is timed, on buffers that
 together exceed 4x the L2 of an H100 or H200; times are medians of 7 graph replays
@@ -27,6 +30,7 @@ from pathlib import Path
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.context import DeviceInfo, Settings, rotation
 from benchmarks.inputs import Case, dtype_name
 from benchmarks.peers import inductor
 from benchmarks.timing import graphs
@@ -63,6 +67,7 @@ SHAPES = [
 ]
 ROTATION_BYTES = 200e6  # 4x an H100's 50 MB L2
 CALLS, REPLAYS = 24, 7
+SCENARIO_SETTINGS = Settings(eager_min_run_time=0.0, replays=10, max_calls=8192)
 
 
 def checked(fn, x: torch.Tensor, what: str) -> None:
@@ -73,10 +78,12 @@ def checked(fn, x: torch.Tensor, what: str) -> None:
         raise AssertionError(f"{what}: relative error {error:.3g}")
 
 
-def rotated_buffers(rows: int, length: int, dtype: torch.dtype) -> list[torch.Tensor]:
-    """Buffers of random rows that together exceed ROTATION_BYTES."""
-    nbytes = rows * length * dtype.itemsize
-    copies = max(2, math.ceil(ROTATION_BYTES / nbytes) + 1)
+def harness_copies(nbytes: int) -> int:
+    """Enough buffers to exceed ROTATION_BYTES together."""
+    return max(2, math.ceil(ROTATION_BYTES / nbytes) + 1)
+
+
+def random_rows(rows: int, length: int, dtype: torch.dtype, copies: int) -> list[torch.Tensor]:
     return [torch.randn(rows, length, device="cuda").to(dtype) for _ in range(copies)]
 
 
@@ -89,11 +96,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="JSON file for {shape: microseconds per call}")
     parser.add_argument("--inductor", action="store_true", help="time Inductor's row sum too")
+    parser.add_argument(
+        "--like-dims-scenario",
+        action="store_true",
+        help="the dims scenario's buffers, calls and replays, a shape at a time",
+    )
     args = parser.parse_args()
+    device_info = DeviceInfo.of(torch.device("cuda"))
+    result = {}
     steps = {}
     for rows, length, dtype in SHAPES:
         name = f"{dtype_name(dtype)} {rows}x{length}"
-        buffers = rotated_buffers(rows, length, dtype)
+        nbytes = rows * length * dtype.itemsize
+        plan = rotation(nbytes, nbytes, device_info, SCENARIO_SETTINGS)
+        copies = plan.buffers if args.like_dims_scenario else harness_copies(nbytes)
+        buffers = random_rows(rows, length, dtype, copies)
         peers = {"sum_v7": lambda x: torch.ops.reduce_opt.sum_v7(x, [-1])}
         if args.inductor:
             case = Case(name, dtype, lambda device, x=buffers[0]: x.to(device), dims=(-1,))
@@ -101,8 +118,13 @@ def main() -> None:
         for peer, fn in peers.items():
             checked(fn, buffers[0], f"{peer} {name}")
             steps[name if peer == "sum_v7" else f"{peer} {name}"] = rotating(fn, buffers)
-    timings = graphs(steps, calls=CALLS, replays=REPLAYS)
-    result = {name: timings[name].median_us for name in steps}
+        if args.like_dims_scenario:
+            timings = graphs(steps, calls=plan.calls, replays=SCENARIO_SETTINGS.replays)
+            result.update({step: timings[step].median_us for step in steps})
+            steps = {}
+    if steps:
+        timings = graphs(steps, calls=CALLS, replays=REPLAYS)
+        result = {name: timings[name].median_us for name in steps}
     args.out.write_text(json.dumps(result, indent=1))
     print(json.dumps(result))
 
