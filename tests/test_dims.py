@@ -473,8 +473,9 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per
 # multiprocessor. The warp-a-row kernel holds 8 or 9 blocks of 4 warps a
 # multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a
-# row, 4-31 a block a row, 1-3 rows of a 256-thread round or more a block a row
-# short of a wave, and 2 rows of 750 vectors the general split kernel; odd
+# row, 4-31 a block a row, from 1 row of a 256-thread round or more up to a wave
+# of 256-thread blocks (4 float32 rows, 6 bfloat16) a block a row too, and 2 rows
+# of 750 vectors the general split kernel; odd
 # lengths, sliced starts (a scalar head), rows shorter than a vector, rows of whole
 # vectors at a stride of whole vectors (the aligned twin) or not, and 8-byte
 # accumulators.

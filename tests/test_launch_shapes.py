@@ -307,6 +307,8 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     most one round of whole vectors (these rows start on a 16-byte boundary) in the
     aligned twin."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if rows_per_sm * sms <= 64:
+        pytest.skip(f"{rows_per_sm * sms} rows go to the contiguous class on {sms} SMs")
     x = torch.randn(rows_per_sm * sms, row_length, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     name, threads = shape
@@ -316,16 +318,26 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="dense rows")
 
 
+# The contiguous class's kernels, which take up to 64 long rows (layout.cpp).
+CONTIGUOUS_CLASS = ("one_block_sum_kernel", "contiguous_sum_kernel", "cluster_sum_kernel")
+
+
 @requires_cuda
-def test_long_rows_short_of_one_an_sm_take_the_split_kernel(tmp_path, seed):
-    """One row fewer than one a multiprocessor, each a round of the 256-thread block
-    (4,096 float32): the split kernel, not a block a row (the contiguous class where
-    that is 64 rows or fewer)."""
+@pytest.mark.parametrize(
+    ("rows_per_sm", "extra_rows", "length"), [(1, -1, 4096), (2, 0, 4092)], ids=str
+)
+def test_long_rows_short_of_a_block_a_row_take_the_split_kernel(
+    rows_per_sm, extra_rows, length, tmp_path, seed
+):
+    """Dense rows short of a wave of 256-thread blocks take a block a row from one
+    row a multiprocessor, each of a round (1,024 vectors) or more. One row fewer
+    (4,096 float32), or rows one vector short of a round (4,092 float32, 2 an SM):
+    the split kernel (the contiguous class where that is 64 rows or fewer)."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    x = torch.randn(sms - 1, 4096, device="cuda")
+    x = torch.randn(rows_per_sm * sms + extra_rows, length, device="cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
-    expected = "row_sum_kernel" if x.shape[0] > 64 else "contiguous_sum_kernel"
-    assert len(kernels) == 1 and expected in kernels[0][0], kernels
+    expected = ("row_sum_kernel",) if x.shape[0] > 64 else CONTIGUOUS_CLASS
+    assert len(kernels) == 1 and any(name in kernels[0][0] for name in expected), kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="split")
 
 
@@ -344,18 +356,21 @@ def test_a_row_start_off_16_bytes_keeps_the_dense_row_kernel(tmp_path, seed):
 
 
 @requires_cuda
-@pytest.mark.parametrize(
-    ("rows", "kernels"),
-    [(3, ("contiguous_sum_kernel", "cluster_sum_kernel")), (65, ("row_sum",))],
-)
-def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, kernels, tmp_path):
+@pytest.mark.parametrize("rows", [3, 65])
+def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, tmp_path):
     """Up to 64 long rows: one contiguous-class launch whose grid has a row per y
     (a row's 9 chunks are a cluster where the GPU runs clusters of 9 or more);
-    one row more: the row class."""
+    one row more: the row class (its split kernel, or a block a row where 65 rows
+    are a row a multiprocessor or more)."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.randn(rows, 70001, device="cuda")
     launched = launched_kernels(
         lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "trace.json"
     )
+    if rows <= 64:
+        kernels = ("contiguous_sum_kernel", "cluster_sum_kernel")
+    else:
+        kernels = ("row_sum_kernel",) if rows < sms else (DENSE,)
     assert len(launched) == 1 and any(name in launched[0][0] for name in kernels), launched
     if rows <= 64:
         assert launched[0][1][1] == rows, launched

@@ -1,23 +1,22 @@
 // sum_v7 over rows: every output sums rows whose elements are `inner_stride`
 // apart (contiguous rows in the common case), rows placed anywhere. This is
 // the full sum of a strided view (one output: slices, narrowed rows,
-// expanded tensors, any strides) and the sum over the innermost dims.
-// Dense rows (an output is one contiguous row, its start a multiple of one
-// stride from the first's: the last dims of a contiguous tensor, or of a
-// slice of one) have a lean kernel: a block a row for every row where a row
-// fills a round of the block's loads (256 threads, or 512 for rows of 4
-// such rounds; 128 or 64 threads for shorter rows), else a warp a row where
-// there is a row for every resident warp, else a block a row, as many
-// blocks as rows, where they fill a wave of blocks or, at a round or more
-// a row, there is a row an SM. A block a row reads a row of one round of
-// whole 16-byte vectors in a leaner twin. The full sum of such rows (a row slice) reads
-// them a warp or a block a row, in one wave, into one total. Fewer rows
-// than a wave of blocks, and other rows: with at least one output per
-// resident warp, a warp owns each output; else a block of 4 warps owns one
-// output (or a split of one, when there are too few outputs to fill the
-// GPU) and its warps take chunks of the output's rows. A chunk is one round
-// of 16-byte loads per lane, with scalar edges where a row is not 16-byte
-// aligned.
+// expanded tensors, any strides) and the sum over the innermost dims. Dense
+// rows (an output is one contiguous row, its start a multiple of one stride
+// from the first's: the last dims of a contiguous tensor, or of a slice of
+// one) have a lean kernel: a block a row for every row where a row fills a
+// round of the block's loads (256 threads, or 512 for rows of 4 such rounds;
+// 128 or 64 threads for shorter rows), else a warp a row where there is a
+// row for every resident warp, else a block a row, as many blocks as rows,
+// where they fill a wave of blocks or, at a round or more a row, there is a
+// row an SM. A block a row reads a row of one round of whole 16-byte vectors
+// in a leaner twin. The full sum of such rows (a row slice) reads them a
+// warp or a block a row, in one wave, into one total. Other rows (dense ones
+// fewer than those): with at least one output per resident warp, a warp owns
+// each output; else a block of 4 warps owns one output (or a split of one,
+// when there are too few outputs to fill the GPU) and its warps take chunks
+// of the output's rows. A chunk is one round of 16-byte loads per lane, with
+// scalar edges where a row is not 16-byte aligned.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -211,7 +210,8 @@ constexpr int kLongRowRounds = 4;
 // Rows an SM from which rows of a round or more go a 256-thread block a row
 // short of a wave (launch_dense_rows). From 1 rather than 2 (H100,
 // benchmarks/NOTES.md, session 23): bf16 256x128256 dim=-1 24.5 us instead
-// of 26.1, fp32 160x65536 15.7 instead of 18.2; no shape that both take moved.
+// of 26.1, fp32 160x65536 15.7 instead of 18.2; the shapes that both take
+// within 0.1 us (fp32 300x8192 5.27-5.35 against 5.24-5.25).
 constexpr int kMinRowsPerSmForPartialWave = 1;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
@@ -352,7 +352,8 @@ void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int6
 }
 
 // Launches a dense-row kernel where `problem` is dense rows and there are
-// at least a wave of blocks of them (a warp or a block a row); returns false
+// at least a wave of blocks of them (a warp or a block a row), or, for rows
+// of a 256-thread round or more, a row an SM (a block a row); returns false
 // otherwise (fewer rows are split between blocks by row_sum_kernel).
 template <typename InT, typename OutT>
 bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext& context) {
@@ -408,9 +409,11 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   }
   // Fewer rows than a wave, at least one an SM, each a round of the
   // 256-thread block or more: a block a row still, every block resident at
-  // once and 16 KB a round in flight in each, where the split kernel's
-  // ticket and last-block finish cost more than its wave of small blocks
-  // gains.
+  // once with 16 KB a round in flight. Against the split kernel (H100,
+  // benchmarks/NOTES.md, session 23): bf16 512x151936 dim=-1 52.8 us
+  // instead of 56.4, 265x131072 25.4 instead of 27.6, fp32 300x8192 5.3
+  // instead of 7.9. The split kernel's imbalance was not its cost: one wave
+  // of equal shares with a finish ran slower than it.
   if (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
       problem.row_length / kElementsPerVector<InT> >=
           WideBlockARow::threads * WideBlockARow::loads) {
