@@ -473,12 +473,11 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per
 # multiprocessor. The warp-a-row kernel holds 8 or 9 blocks of 4 warps a
 # multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a
-# row, 4-31 a block a row, from 1 row of a 256-thread round or more up to a wave
-# of 256-thread blocks (4 float32 rows, 6 bfloat16) a block a row too, and 2 rows
-# of 750 vectors the general split kernel; odd
-# lengths, sliced starts (a scalar head), rows shorter than a vector, rows of whole
-# vectors at a stride of whole vectors (the aligned twin) or not, and 8-byte
-# accumulators.
+# row, 4-31 a block a row, from 1 row of a 256-thread round or more up to a wave of
+# 256-thread blocks (4 float32 rows, 6 bfloat16) a block a row too, and 2 rows of
+# 750 vectors the general split kernel; odd lengths, sliced starts (a scalar head),
+# rows shorter than a vector, rows of whole vectors at a stride of whole vectors
+# (the aligned twin) or not, and 8-byte accumulators.
 DENSE_ROW_CASES = [
     ("warp a row, float32, odd length", 64, 1001, torch.float32, lambda x: x),
     ("128-thread block a row, bfloat16, sliced", 64, 4099, torch.bfloat16, lambda x: x[:, 3:]),

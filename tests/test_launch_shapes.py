@@ -303,9 +303,9 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     multiprocessor), 4-warp blocks of a row a warp, grids of 8 blocks a
     multiprocessor at 64 rows. Rows too short for every block and too few for a
     warp wave: a 256-thread block a row, given a wave of those, or a row a
-    multiprocessor or more of a 256-thread round or more. A block a row reads a row of at
-    most one round of whole vectors (these rows start on a 16-byte boundary) in the
-    aligned twin."""
+    multiprocessor or more of a 256-thread round or more. A block a row reads a row
+    of at most one round of whole vectors (these rows start on a 16-byte boundary) in
+    the aligned twin."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     if rows_per_sm * sms <= 64:
         pytest.skip(f"{rows_per_sm * sms} rows go to the contiguous class on {sms} SMs")

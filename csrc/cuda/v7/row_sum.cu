@@ -304,13 +304,19 @@ bool rows_fill_a_wave_of(int64_t rows, const LaunchContext& context) {
   return rows >= one_wave<kernel>(Shape::threads, context.device, context.sm_count);
 }
 
+// Whether rows of `problem` fill `rounds` rounds of Shape's block.
+template <typename Shape, typename InT, typename OutT>
+bool rows_fill_rounds_of(const RowProblem<InT, OutT>& problem, int rounds = 1) {
+  return problem.row_length / kElementsPerVector<InT> >=
+         int64_t(rounds) * Shape::threads * Shape::loads;
+}
+
 // Whether rows of `problem` fill `rounds` rounds of Shape's block and there
 // is a wave of such blocks of them.
 template <typename Shape, typename InT, typename OutT>
 bool rows_fill_blocks_of(const RowProblem<InT, OutT>& problem, int64_t rows,
                          const LaunchContext& context, int rounds = 1) {
-  return problem.row_length / kElementsPerVector<InT> >=
-             int64_t(rounds) * Shape::threads * Shape::loads &&
+  return rows_fill_rounds_of<Shape>(problem, rounds) &&
          rows_fill_a_wave_of<Shape, InT, OutT>(rows, context);
 }
 
@@ -402,21 +408,17 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
-  // Fewer rows, but a wave of 256-thread blocks: a block a row.
-  if (rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context)) {
-    launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
-    return true;
-  }
-  // Fewer rows than a wave, at least one an SM, each a round of the
-  // 256-thread block or more: a block a row still, every block resident at
-  // once with 16 KB a round in flight. Against the split kernel (H100,
-  // benchmarks/NOTES.md, session 23): bf16 512x151936 dim=-1 52.8 us
-  // instead of 56.4, 265x131072 25.4 instead of 27.6, fp32 300x8192 5.3
-  // instead of 7.9. The split kernel's imbalance was not its cost: one wave
-  // of equal shares with a finish ran slower than it.
-  if (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
-      problem.row_length / kElementsPerVector<InT> >=
-          WideBlockARow::threads * WideBlockARow::loads) {
+  // Fewer rows: a 256-thread block a row where they fill a wave of such
+  // blocks, or, each a round of that block or more, where there is a row an
+  // SM (every block resident at once with 16 KB a round in flight). Against
+  // the split kernel for the latter (H100, benchmarks/NOTES.md, session 23):
+  // bf16 512x151936 dim=-1 52.8 us instead of 56.4, 265x131072 25.4
+  // instead of 27.6, fp32 300x8192 5.3 instead of 7.9. The split kernel's
+  // imbalance was not its cost: one wave of equal shares with a finish ran
+  // slower than it.
+  if (rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context) ||
+      (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
+       rows_fill_rounds_of<WideBlockARow>(problem))) {
     launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
     return true;
   }
