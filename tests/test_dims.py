@@ -1,6 +1,8 @@
 """sum_v7 over dims and with dtype=: torch.sum(x, dim, keepdim, dtype=...)'s results,
 shapes, dtypes, errors and integrations (autograd, opcheck, compile, export, CUDA graphs)."""
 
+import math
+
 import pytest
 import torch
 from conftest import (
@@ -474,8 +476,9 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
 # multiprocessor. The warp-a-row kernel holds 8 or 9 blocks of 4 warps a
 # multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a
 # row, 4-31 a block a row, from 1 row of a 256-thread round or more up to a wave of
-# 256-thread blocks (4 float32 rows, 6 bfloat16) a block a row too, and 2 rows of
-# 750 vectors the general split kernel; odd lengths, sliced starts (a scalar head),
+# 256-thread blocks (4 float32 rows, 6 bfloat16) a block a row too, from half a row
+# of a 512-thread round or more a 512-thread block a row, and 2 rows of 750
+# vectors the general split kernel; odd lengths, sliced starts (a scalar head),
 # rows shorter than a vector, rows of whole vectors at a stride of whole vectors
 # (the aligned twin) or not, and 8-byte accumulators.
 DENSE_ROW_CASES = [
@@ -495,6 +498,20 @@ DENSE_ROW_CASES = [
     ("512-thread block a row, float16, sliced", 8, 32770, torch.float16, lambda x: x[:, 1:-1]),
     ("block a row short of a wave, float32", 1, 16385, torch.float32, lambda x: x),
     ("block a row short of a wave, bfloat16, sliced", 3, 8200, torch.bfloat16, lambda x: x[:, 1:]),
+    (
+        "512-thread block a row from half a row an SM, float32",
+        0.5,
+        32771,
+        torch.float32,
+        lambda x: x,
+    ),
+    (
+        "512-thread block a row from half a row an SM, bfloat16, sliced",
+        0.5,
+        16390,
+        torch.bfloat16,
+        lambda x: x[:, 2:],
+    ),
     ("the split kernel below", 2, 3000, torch.float32, lambda x: x),
 ]
 
@@ -508,7 +525,7 @@ DENSE_ROW_CASES = [
 def test_dense_rows(rows_per_sm, length, dtype, view, seed):
     """torch.sum's result over the last dim, the same bits call after call."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    x = view(random_shaped((rows_per_sm * sms, length), dtype, "cuda"))
+    x = view(random_shaped((math.ceil(rows_per_sm * sms), length), dtype, "cuda"))
     requested = torch.float32 if dtype == torch.float16 else None
     result = SUM_V7(x, [-1], dtype=requested)
     assert_matches_torch(result, x, [-1], False, requested, message=f"seed={seed}")

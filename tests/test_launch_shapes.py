@@ -247,9 +247,10 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
 # 128-thread blocks of a row a warp; 512-, 256-, 128- and 64-thread blocks of a row a
-# block.
+# block (512 threads of 2 loads, or of 4 for rows fewer than an SM's).
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
-LONG_BLOCK_A_ROW = ("DenseShape<512, 512,", 512)
+LONG_BLOCK_A_ROW = ("DenseShape<512, 512, 2,", 512)
+DEEP_BLOCK_A_ROW = ("DenseShape<512, 512, 4,", 512)
 WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
 BLOCK_A_ROW = ("DenseShape<128, 128,", 128)
 HALF_BLOCK_A_ROW = ("DenseShape<64, 64,", 64)
@@ -342,6 +343,41 @@ def test_long_rows_short_of_a_block_a_row_take_the_split_kernel(
 
 
 @requires_cuda
+@pytest.mark.parametrize(
+    ("extra_rows", "length", "dtype", "kernel"),
+    [(0, 8192, torch.float32, ALIGNED),
+     (0, 8193, torch.float32, DENSE),
+     (0, 32768, torch.float32, DENSE),
+     (0, 16384, torch.bfloat16, ALIGNED),
+     (0, 8188, torch.float32, None),
+     (-1, 32768, torch.float32, None)],
+    ids=str,
+)  # fmt: skip
+def test_long_rows_from_half_an_sm_take_a_512_thread_block_a_row(
+    extra_rows, length, dtype, kernel, tmp_path, seed
+):
+    """Dense rows fewer than the multiprocessors, from half as many, each a round of
+    512 threads of 4 loads or more (2,048 vectors: 8,192 float32, 16,384 bfloat16):
+    a 512-thread block of 4 loads a row, the aligned twin for rows of one round of
+    whole vectors. Rows one vector short of that round (8,188 float32), or one row
+    fewer: the split kernel."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    rows = (sms + 1) // 2 + extra_rows
+    if rows <= 64:
+        pytest.skip(f"{rows} rows go to the contiguous class on {sms} SMs")
+    x = torch.randn(rows, length, device="cuda").to(dtype)
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
+    assert len(kernels) == 1, kernels
+    if kernel is None:
+        assert "row_sum_kernel" in kernels[0][0], kernels
+    else:
+        name, threads = DEEP_BLOCK_A_ROW
+        assert kernel in kernels[0][0] and name in kernels[0][0], kernels
+        assert kernels[0][1][0] == rows and kernels[0][2][0] == threads, kernels
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="deep")
+
+
+@requires_cuda
 def test_a_row_start_off_16_bytes_keeps_the_dense_row_kernel(tmp_path, seed):
     """Rows of whole vectors at a whole-vector stride, starting 4 bytes into their
     allocation: a block a row (64 threads at 20 rows a multiprocessor of 1,024
@@ -361,7 +397,7 @@ def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, tmp_path):
     """Up to 64 long rows: one contiguous-class launch whose grid has a row per y
     (a row's 9 chunks are a cluster where the GPU runs clusters of 9 or more);
     one row more: the row class (its split kernel, or a block a row where 65 rows
-    are a row a multiprocessor or more)."""
+    are half a row a multiprocessor or more)."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.randn(rows, 70001, device="cuda")
     launched = launched_kernels(
@@ -370,7 +406,7 @@ def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, tmp_path):
     if rows <= 64:
         kernels = ("contiguous_sum_kernel", "cluster_sum_kernel")
     else:
-        kernels = ("row_sum_kernel",) if rows < sms else (DENSE,)
+        kernels = ("row_sum_kernel",) if 2 * rows < sms else (DENSE,)
     assert len(launched) == 1 and any(name in launched[0][0] for name in kernels), launched
     if rows <= 64:
         assert launched[0][1][1] == rows, launched

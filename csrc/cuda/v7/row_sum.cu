@@ -1,22 +1,23 @@
 // sum_v7 over rows: every output sums rows whose elements are `inner_stride`
 // apart (contiguous rows in the common case), rows placed anywhere. This is
-// the full sum of a strided view (one output: slices, narrowed rows,
-// expanded tensors, any strides) and the sum over the innermost dims. Dense
-// rows (an output is one contiguous row, its start a multiple of one stride
-// from the first's: the last dims of a contiguous tensor, or of a slice of
-// one) have a lean kernel: a block a row for every row where a row fills a
-// round of the block's loads (256 threads, or 512 for rows of 4 such rounds;
-// 128 or 64 threads for shorter rows), else a warp a row where there is a
-// row for every resident warp, else a block a row, as many blocks as rows,
-// where they fill a wave of blocks or, at a round or more a row, there is a
-// row an SM. A block a row reads a row of one round of whole 16-byte vectors
-// in a leaner twin. The full sum of such rows (a row slice) reads them a
-// warp or a block a row, in one wave, into one total. Other rows (dense ones
-// fewer than those): with at least one output per resident warp, a warp owns
-// each output; else a block of 4 warps owns one output (or a split of one,
-// when there are too few outputs to fill the GPU) and its warps take chunks
-// of the output's rows. A chunk is one round of 16-byte loads per lane, with
-// scalar edges where a row is not 16-byte aligned.
+// the full sum of a strided view (one output: slices, narrowed rows, expanded
+// tensors, any strides) and the sum over the innermost dims. Dense rows (an
+// output is one contiguous row, its start a multiple of one stride from the
+// first's: the last dims of a contiguous tensor, or of a slice of one) have a
+// lean kernel: a block a row for every row where a row fills a round of the
+// block's loads (256 threads, or 512 for rows of 4 such rounds; 128 or 64
+// threads for shorter rows), else a warp a row where there is a row for every
+// resident warp, else a block a row, as many blocks as rows, where they fill
+// a wave of blocks or, at a round or more a row, there is a row an SM (a
+// 512-thread block a row from half a row an SM, at a round of its loads or
+// more). A block a row reads a row of one round of whole 16-byte vectors in a
+// leaner twin. The full sum of such rows (a row slice) reads them a warp or a
+// block a row, in one wave, into one total. Other rows (dense ones fewer than
+// those): with at least one output per resident warp, a warp owns each
+// output; else a block of 4 warps owns one output (or a split of one, when
+// there are too few outputs to fill the GPU) and its warps take chunks of the
+// output's rows. A chunk is one round of 16-byte loads per lane, with scalar
+// edges where a row is not 16-byte aligned.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -213,6 +214,14 @@ constexpr int kLongRowRounds = 4;
 // of 26.1, fp32 160x65536 15.7 instead of 18.2; the shapes that both take
 // within 0.1 us (fp32 300x8192 5.27-5.35 against 5.24-5.25).
 constexpr int kMinRowsPerSmForPartialWave = 1;
+// Fewer rows still, from half a row an SM: twice the 256-thread block's
+// loads in flight a row, 512 threads of 4 loads (32 KB a round; 2 blocks an
+// SM at 64 registers), so that half as many rows hold the bytes that a row an
+// SM of 256-thread blocks holds. Against the split kernel (H200,
+// benchmarks/NOTES.md, session 24): fp32 128x32768 dim=-1 6.1 us instead of
+// 8.0-8.2 (Inductor 6.8-7.2).
+using DeepBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 2, kRegisters>;
+constexpr int kMaxSmsPerDeepRow = 2;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
 // lane `lane` of a group of kGroup threads (a warp, or the block) reads in
@@ -359,8 +368,10 @@ void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int6
 
 // Launches a dense-row kernel where `problem` is dense rows and there are
 // at least a wave of blocks of them (a warp or a block a row), or, for rows
-// of a 256-thread round or more, a row an SM (a block a row); returns false
-// otherwise (fewer rows are split between blocks by row_sum_kernel).
+// of a 256-thread round or more, a row an SM (a block a row), or, for rows of
+// a 512-thread round or more, half a row an SM (a 512-thread block a row);
+// returns false otherwise (fewer rows are split between blocks by
+// row_sum_kernel).
 template <typename InT, typename OutT>
 bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext& context) {
   if (problem.rows.ndim != 0 || problem.inner_stride != 1 || problem.outputs.ndim > 1 ||
@@ -420,6 +431,12 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
       (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
        rows_fill_rounds_of<WideBlockARow>(problem))) {
     launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+    return true;
+  }
+  // Half a row an SM or more, each a 512-thread round or more: a 512-thread
+  // block of 4 loads a row.
+  if (kMaxSmsPerDeepRow * rows >= context.sm_count && rows_fill_rounds_of<DeepBlockARow>(problem)) {
+    launch_block_a_row<DeepBlockARow>(problem, rows, row_stride, context);
     return true;
   }
   return false;
