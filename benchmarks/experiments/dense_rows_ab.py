@@ -13,6 +13,9 @@ with sum_v7. The dims scenario and this harness disagree on 8192x4096 fp32 (v7
 each shape gets the scenario's rotation instead (benchmarks.context.rotation: 2
 buffers and 10 calls a graph for 8192x4096) and is timed on its own, its peers in
 turns, with the scenario's 10 replays, to tell which difference moves the ratio.
+That alone did not move Inductor (NOTES session 24); --torch-sum adds the scenario's
+third peer, torch.sum, and takes the peers in the scenario's order (torch.sum,
+Inductor, sum_v7), so that each graph follows the one it follows there.
 
 Each shape is checked against a float64 sum before it is timed, on buffers that
 together exceed 4x the L2 of an H100 or H200; times are medians of 7 graph replays
@@ -101,6 +104,11 @@ def main() -> None:
         action="store_true",
         help="the dims scenario's buffers, calls and replays, a shape at a time",
     )
+    parser.add_argument(
+        "--torch-sum",
+        action="store_true",
+        help="time torch.sum too, the peers in the dims scenario's order",
+    )
     args = parser.parse_args()
     device_info = DeviceInfo.of(torch.device("cuda"))
     result = {}
@@ -111,10 +119,13 @@ def main() -> None:
         plan = rotation(nbytes, nbytes, device_info, SCENARIO_SETTINGS)
         copies = plan.buffers if args.like_dims_scenario else harness_copies(nbytes)
         buffers = random_rows(rows, length, dtype, copies)
-        peers = {"sum_v7": lambda x: torch.ops.reduce_opt.sum_v7(x, [-1])}
-        if args.inductor:
+        peers = {}
+        if args.torch_sum:
+            peers["torch.sum"] = lambda x: torch.sum(x, -1)
+        if args.inductor or args.torch_sum:
             case = Case(name, dtype, lambda device, x=buffers[0]: x.to(device), dims=(-1,))
             peers["Inductor"] = inductor(case)
+        peers["sum_v7"] = lambda x: torch.ops.reduce_opt.sum_v7(x, [-1])
         for peer, fn in peers.items():
             checked(fn, buffers[0], f"{peer} {name}")
             steps[name if peer == "sum_v7" else f"{peer} {name}"] = rotating(fn, buffers)
