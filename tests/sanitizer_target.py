@@ -217,11 +217,11 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # multiprocessor), a block a row (16), a 128-thread block a row (10 rows of a
         # 128-thread round a multiprocessor), a 512-thread block a row (4 rows of 4
         # rounds), a 256-thread block a row short of a wave (a row of a round or more an
-        # SM), and a 512-thread block of 4 loads a row (half a row an SM, 65 rows at
-        # least, of a round of that block or more). Rows of one round of whole vectors
-        # from a 16-byte boundary, in the aligned twin: a 64-thread block a row (20 rows
-        # of a 64-thread round a multiprocessor) and a 256-thread block a row (8 rows of
-        # less than a round a multiprocessor).
+        # SM), and a 512-thread block of 4 loads a row (half a row an SM of a round of
+        # that block or more, where 65 rows are fewer than the SMs). Rows of one round of
+        # whole vectors from a 16-byte boundary, in the aligned twin: a 64-thread block a
+        # row (20 rows of a 64-thread round a multiprocessor) and a 256-thread block a row
+        # (8 rows of less than a round a multiprocessor).
         "dense rows, a warp a row": shaped_ending_at_allocation_end(
             (64 * sms, 33), torch.float32, 1
         ),

@@ -477,8 +477,9 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
 # multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a
 # row, 4-31 a block a row, from 1 row of a 256-thread round or more up to a wave of
 # 256-thread blocks (4 float32 rows, 6 bfloat16) a block a row too, from half a row
-# of a 512-thread round or more a 512-thread block a row, and 2 rows of 750
-# vectors the general split kernel; odd lengths, sliced starts (a scalar head),
+# of a 512-thread round or more a 512-thread block of 4 loads a row (fractions of a
+# row an SM mean 65 rows at least, above the contiguous class's 64), and 2 rows of
+# 750 vectors the general split kernel; odd lengths, sliced starts (a scalar head),
 # rows shorter than a vector, rows of whole vectors at a stride of whole vectors
 # (the aligned twin) or not, and 8-byte accumulators.
 DENSE_ROW_CASES = [
@@ -525,7 +526,10 @@ DENSE_ROW_CASES = [
 def test_dense_rows(rows_per_sm, length, dtype, view, seed):
     """torch.sum's result over the last dim, the same bits call after call."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    x = view(random_shaped((math.ceil(rows_per_sm * sms), length), dtype, "cuda"))
+    rows = math.ceil(rows_per_sm * sms)
+    if rows_per_sm < 1:
+        rows = max(rows, 65)  # above the contiguous class's 64 long rows
+    x = view(random_shaped((rows, length), dtype, "cuda"))
     requested = torch.float32 if dtype == torch.float16 else None
     result = SUM_V7(x, [-1], dtype=requested)
     assert_matches_torch(result, x, [-1], False, requested, message=f"seed={seed}")

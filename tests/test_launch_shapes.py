@@ -247,7 +247,7 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
 # 128-thread blocks of a row a warp; 512-, 256-, 128- and 64-thread blocks of a row a
-# block (512 threads of 2 loads, or of 4 for rows fewer than an SM's).
+# block (512 threads of 2 loads, or of 4 for fewer rows than SMs, from half as many).
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
 LONG_BLOCK_A_ROW = ("DenseShape<512, 512, 2,", 512)
 DEEP_BLOCK_A_ROW = ("DenseShape<512, 512, 4,", 512)
@@ -331,9 +331,10 @@ def test_long_rows_short_of_a_block_a_row_take_the_split_kernel(
     rows_per_sm, extra_rows, length, tmp_path, seed
 ):
     """Dense rows short of a wave of 256-thread blocks take a block a row from one
-    row a multiprocessor, each of a round (1,024 vectors) or more. One row fewer
-    (4,096 float32), or rows one vector short of a round (4,092 float32, 2 an SM):
-    the split kernel (the contiguous class where that is 64 rows or fewer)."""
+    row a multiprocessor, each of a round (1,024 vectors) or more. One row fewer, of
+    less than a 512-thread block's round of 4 loads (4,096 float32), or rows one
+    vector short of a round (4,092 float32, 2 an SM): the split kernel (the
+    contiguous class where that is 64 rows or fewer)."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     x = torch.randn(rows_per_sm * sms + extra_rows, length, device="cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
@@ -344,27 +345,28 @@ def test_long_rows_short_of_a_block_a_row_take_the_split_kernel(
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("extra_rows", "length", "dtype", "kernel"),
-    [(0, 8192, torch.float32, ALIGNED),
-     (0, 8193, torch.float32, DENSE),
-     (0, 32768, torch.float32, DENSE),
-     (0, 16384, torch.bfloat16, ALIGNED),
-     (0, 8188, torch.float32, None),
-     (-1, 32768, torch.float32, None)],
+    ("half_an_sm", "length", "dtype", "kernel"),
+    [(True, 8192, torch.float32, ALIGNED),
+     (True, 8193, torch.float32, DENSE),
+     (True, 32768, torch.float32, DENSE),
+     (True, 16384, torch.bfloat16, ALIGNED),
+     (True, 8188, torch.float32, None),
+     (False, 32768, torch.float32, None)],
     ids=str,
 )  # fmt: skip
 def test_long_rows_from_half_an_sm_take_a_512_thread_block_a_row(
-    extra_rows, length, dtype, kernel, tmp_path, seed
+    half_an_sm, length, dtype, kernel, tmp_path, seed
 ):
-    """Dense rows fewer than the multiprocessors, from half as many, each a round of
-    512 threads of 4 loads or more (2,048 vectors: 8,192 float32, 16,384 bfloat16):
-    a 512-thread block of 4 loads a row, the aligned twin for rows of one round of
-    whole vectors. Rows one vector short of that round (8,188 float32), or one row
-    fewer: the split kernel."""
+    """Dense rows fewer than the multiprocessors, from half as many (and more than
+    the contiguous class's 64), each a round of 512 threads of 4 loads or more
+    (2,048 vectors: 8,192 float32, 16,384 bfloat16): a 512-thread block of 4 loads a
+    row, the aligned twin for rows of one round of whole vectors. Rows one vector
+    short of that round (8,188 float32), or one row fewer than half the
+    multiprocessors: the split kernel."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    rows = (sms + 1) // 2 + extra_rows
-    if rows <= 64:
-        pytest.skip(f"{rows} rows go to the contiguous class on {sms} SMs")
+    rows = max((sms + 1) // 2, 65) if half_an_sm else (sms + 1) // 2 - 1
+    if rows <= 64 or rows >= sms:
+        pytest.skip(f"{rows} rows are not between 65 and fewer than half of {sms} SMs")
     x = torch.randn(rows, length, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     assert len(kernels) == 1, kernels

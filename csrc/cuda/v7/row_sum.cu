@@ -42,7 +42,8 @@ constexpr int kUnroll = 4;
 // (4 KB a warp) measured faster than 4 at 32 registers with twice the
 // warps, and than 4 loads issued a round ahead (benchmarks/NOTES.md,
 // session 10). The 256-, 128- and 64-thread blocks a row take half as
-// many, the 512-thread one a quarter.
+// many, as does the 512-thread block for fewer rows than SMs; the 512-thread
+// block for rows of 4 rounds a quarter.
 constexpr int kDenseLoads = 8;
 
 template <typename InT>
@@ -391,8 +392,8 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     // Rows of 4 such rounds or more in 512-thread blocks, but only where
     // there are as many rows as the 256-thread blocks need (session 22 timed
     // 4,096 such rows). Fewer long rows take the 256-thread block short of
-    // a wave (below) or the split kernel: 512-thread blocks a row were not
-    // timed there.
+    // a wave, a 512-thread block of 4 loads from half a row an SM (below),
+    // or the split kernel: 512-thread blocks of 2 loads were not timed there.
     if (rows_fill_blocks_of<LongBlockARow>(problem, rows, context, kLongRowRounds)) {
       launch_dense_row_blocks<LongBlockARow>(problem, rows, row_stride, context);
     } else {
