@@ -35,7 +35,7 @@ import torch
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks.context import DeviceInfo, Settings, rotation
 from benchmarks.inputs import Case, dtype_name
-from benchmarks.peers import inductor
+from benchmarks.peers import inductor, torch_sum
 from benchmarks.timing import graphs
 
 F32, BF16 = torch.float32, torch.bfloat16
@@ -123,11 +123,11 @@ def main() -> None:
         plan = rotation(nbytes, nbytes, device_info, SCENARIO_SETTINGS)
         copies = plan.buffers if args.like_dims_scenario else harness_copies(nbytes)
         buffers = random_rows(rows, length, dtype, copies)
+        case = Case(name, dtype, lambda device, x=buffers[0]: x.to(device), dims=(-1,))
         peers = {}
         if args.torch_sum:
-            peers["torch.sum"] = lambda x: torch.sum(x, -1)
+            peers["torch.sum"] = torch_sum(case)
         if args.inductor or args.torch_sum:
-            case = Case(name, dtype, lambda device, x=buffers[0]: x.to(device), dims=(-1,))
             peers["Inductor"] = inductor(case)
         peers["sum_v7"] = lambda x: torch.ops.reduce_opt.sum_v7(x, [-1])
         for peer, fn in peers.items():
