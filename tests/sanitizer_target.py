@@ -217,11 +217,13 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # multiprocessor), a block a row (16), a 128-thread block a row (10 rows of a
         # 128-thread round a multiprocessor), a 512-thread block a row (4 rows of 4
         # rounds), a 256-thread block a row short of a wave (a row of a round or more an
-        # SM), and a 512-thread block of 4 loads a row (half a row an SM of a round of
-        # that block or more, where 65 rows are fewer than the SMs). Rows of one round of
+        # SM; 8 loads a thread at 2 rounds or more), and a 512-thread block of 4 loads a
+        # row (half a row an SM of a round of that block or more, where 65 rows are fewer
+        # than the SMs). Rows of one round of
         # whole vectors from a 16-byte boundary, in the aligned twin: a 64-thread block a
         # row (20 rows of a 64-thread round a multiprocessor) and a 256-thread block a row
-        # (8 rows of less than a round a multiprocessor).
+        # (8 rows of a 64-thread round a multiprocessor, too few for a wave of 64-thread
+        # blocks).
         "dense rows, a warp a row": shaped_ending_at_allocation_end(
             (64 * sms, 33), torch.float32, 1
         ),
@@ -237,6 +239,9 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "dense rows short of a wave, a 256-thread block a row": shaped_ending_at_allocation_end(
             (max(sms, 65), 4097), torch.float32, 1
         ),
+        "dense rows short of a wave, a 256-thread block of 8 loads a row": (
+            shaped_ending_at_allocation_end((max(sms, 65), 8193), torch.float32, 1)
+        ),
         "dense rows from half a row an SM, a 512-thread block a row": (
             shaped_ending_at_allocation_end((max((sms + 1) // 2, 65), 8197), torch.float32, 1)
         ),
@@ -244,7 +249,7 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
             (20 * sms, 1024), torch.float32, 0
         ),
         "dense rows of whole vectors, a 256-thread block a row": shaped_ending_at_allocation_end(
-            (8 * sms, 1000), torch.float32, 0
+            (8 * sms, 1024), torch.float32, 0
         ),
         # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
         "1024x1024 int32": shaped_ending_at_allocation_end((1024, 1024), torch.int32, 0),

@@ -247,11 +247,13 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
 # 128-thread blocks of a row a warp; 512-, 256-, 128- and 64-thread blocks of a row a
-# block (512 threads of 2 loads, or of 4 for fewer rows than SMs, from half as many).
+# block (512 threads of 2 loads, or of 4 for fewer rows than SMs, from half as many;
+# 256 threads of 4 loads, or of 8 for 1-3 rows an SM of 2 rounds or more).
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
 LONG_BLOCK_A_ROW = ("DenseShape<512, 512, 2,", 512)
 DEEP_BLOCK_A_ROW = ("DenseShape<512, 512, 4,", 512)
-WIDE_BLOCK_A_ROW = ("DenseShape<256, 256,", 256)
+WIDE_BLOCK_A_ROW = ("DenseShape<256, 256, 4,", 256)
+WIDE_DEEP_BLOCK_A_ROW = ("DenseShape<256, 256, 8,", 256)
 BLOCK_A_ROW = ("DenseShape<128, 128,", 128)
 HALF_BLOCK_A_ROW = ("DenseShape<64, 64,", 64)
 
@@ -267,8 +269,9 @@ DENSE = "::dense_row_kernel<"
     ("rows_per_sm", "row_length", "dtype", "shape", "kernel", "grid_per_sm"),
     [(64, 1000, torch.float32, WARP_A_ROW, DENSE, 8),
      (64, 1020, torch.float32, WARP_A_ROW, DENSE, 8),
-     (16, 1000, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 16),
-     (16, 1001, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 16),
+     (16, 1000, torch.float32, WARP_A_ROW, DENSE, 4),
+     (4, 1000, torch.float32, WARP_A_ROW, DENSE, 1),
+     (16, 1001, torch.float32, WARP_A_ROW, DENSE, 4),
      (64, 1024, torch.float32, HALF_BLOCK_A_ROW, ALIGNED, 64),
      (16, 1025, torch.float32, HALF_BLOCK_A_ROW, DENSE, 16),
      (8, 1024, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 8),
@@ -281,8 +284,10 @@ DENSE = "::dense_row_kernel<"
      (4, 16380, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 4),
      (4, 16384, torch.float32, LONG_BLOCK_A_ROW, DENSE, 4),
      (2, 4096, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 2),
-     (2, 16384, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 2),
-     (1, 8192, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 1),
+     (2, 8188, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 2),
+     (2, 16384, torch.float32, WIDE_DEEP_BLOCK_A_ROW, DENSE, 2),
+     (1, 8192, torch.float32, WIDE_DEEP_BLOCK_A_ROW, ALIGNED, 1),
+     (3, 8192, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 3),
      (64, 2040, torch.bfloat16, WARP_A_ROW, DENSE, 8),
      (64, 4088, torch.bfloat16, HALF_BLOCK_A_ROW, DENSE, 64),
      (64, 4096, torch.bfloat16, BLOCK_A_ROW, ALIGNED, 64),
@@ -302,11 +307,15 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     4,096; 8 blocks) and 64 threads (1,024, 2,048; 16) that the row fills. Shorter
     rows: with a row for every warp of a wave (8 or 9 blocks of 4 warps a
     multiprocessor), 4-warp blocks of a row a warp, grids of 8 blocks a
-    multiprocessor at 64 rows. Rows too short for every block and too few for a
-    warp wave: a 256-thread block a row, given a wave of those, or a row a
-    multiprocessor or more of a 256-thread round or more. A block a row reads a row
-    of at most one round of whole vectors (these rows start on a 16-byte boundary) in
-    the aligned twin."""
+    multiprocessor at 64 rows; rows shorter than a 64-thread round take a warp a row
+    from a wave of 256-thread blocks of them too (4 a multiprocessor), in one partial
+    wave (grids of a block a multiprocessor for every 4 rows). Rows of a 64-thread
+    round or more, too few for a wave of any block that their rounds fill: a
+    256-thread block a row, given a wave of those, or a row a multiprocessor or more
+    of a 256-thread round or more (8 loads a thread, not 4, for 1-3 rows a
+    multiprocessor of 2 rounds or more: 8,192 float32). A block a row reads a row of
+    at most one round of whole vectors (these rows start on a 16-byte boundary) in the
+    aligned twin."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     if rows_per_sm * sms <= 64:
         pytest.skip(f"{rows_per_sm * sms} rows go to the contiguous class on {sms} SMs")

@@ -49,14 +49,12 @@ constexpr int64_t kMaxPartialsPerThread = 32;
 template <typename T>
 constexpr int kVectorColumns = kVectorBytes / sizeof(T) < 8 ? kVectorBytes / sizeof(T) : 8;
 
-// L2's default fill, as the large contiguous shape and the row kernels read.
-// 256-byte lines cost an H200 4-9% there (benchmarks/NOTES.md, sessions 4 and
-// 5), and 5-7% here (session 24): 8192x4096 fp32 dim=0 35.4-35.9 us instead
-// of 37.3-37.6, bf16 16x2048x4096 dim=(0,1) 64.9-65.2 instead of 69.8-70.6.
+// 16-byte columns stream (load_streaming: 256-byte L2 lines cost an H200
+// 5-7% here, benchmarks/NOTES.md, session 24); narrower ones load plainly.
 template <typename T, int kColumns>
 __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* address) {
   if constexpr (kColumns * sizeof(T) == kVectorBytes) {
-    return load_streaming<L2Fill::kDefault>(reinterpret_cast<const Vector<T>*>(address));
+    return load_streaming(reinterpret_cast<const Vector<T>*>(address));
   } else {
     return *reinterpret_cast<const AlignedVector<T, kColumns>*>(address);
   }

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kOneBlockThreads)
   if constexpr (kFit == RowFit::kWholeRound) {
     // The same bits as the other fits give this row (whole_round_sum).
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
-    sum = whole_round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + thread, threads);
+    sum = whole_round_sum<AccT, kLoads>(vectors + thread, threads);
   } else {
     constexpr int kVec = kElementsPerVector<InT>;
     const auto [head, num_vectors, tail_begin] =
@@ -75,12 +75,12 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     const InT tail_element = thread < numel - tail_begin ? input[tail_begin + thread] : InT(0);
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input + head);
     if (num_vectors > 0) {
-      sum = round_sum<AccT, L2Fill::kDefault, kLoads>(vectors, num_vectors, thread, threads);
+      sum = round_sum<AccT, kLoads>(vectors, num_vectors, thread, threads);
     }
     const int second_round = kLoads * threads;
     if (num_vectors > second_round) {
-      sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + second_round,
-                                                       num_vectors - second_round, thread, threads);
+      sum += round_sum<AccT, kLoads>(vectors + second_round, num_vectors - second_round, thread,
+                                     threads);
     }
     sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
   }
@@ -116,9 +116,8 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
 // together.
 // Block b takes chunks b, b + gridDim.x, ...: a window that moves over the row,
 // as a grid-stride loop's does. Mid sizes launch a block per chunk (one round
-// each) and ask L2 for 256-byte lines; large sizes one wave of blocks, with
-// L2's default fill (see L2Fill). Block 0 adds the scalar head and tail. The
-// grid-stride kernel this replaced divided for its loop count.
+// each), large sizes one wave of blocks. Block 0 adds the scalar head and
+// tail. The grid-stride kernel this replaced divided for its loop count.
 constexpr int kChunkThreads = 512;
 
 // Chunks of kLoads vectors a thread over `vectors` vectors.
@@ -196,8 +195,8 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   // that from the end it is read first.
   const int partial = int(num_vectors - whole_chunks * kChunkVectors);
   if (partial > 0 && blockIdx.x == gridDim.x - 1) {
-    sum = round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + whole_chunks * kChunkVectors, partial,
-                                                    thread, kChunkThreads);
+    sum = round_sum<AccT, kLoads>(vectors + whole_chunks * kChunkVectors, partial, thread,
+                                  kChunkThreads);
   }
   // Whole chunks through a pointer that steps by the window: no clamp, no
   // bound and no 64-bit index arithmetic per load. A clamped round per chunk
@@ -210,7 +209,7 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   const Vector<InT>* chunk = vectors + first * kChunkVectors + thread;
   const int64_t step = from_end ? -window : window;
   for (int64_t c = blockIdx.x; c < whole_chunks; c += gridDim.x, chunk += step) {
-    sum += whole_round_sum<AccT, L2Fill::kDefault, kLoads>(chunk, kChunkThreads);
+    sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
@@ -239,8 +238,8 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   // now 38) and no branch (one around the round let nvcc widen int32 edges
   // before the loads, benchmarks/NOTES.md, session 17).
   const int start = min(first, num_vectors - kChunkVectors);
-  const AccT sum = round_sum_from<AccT, L2Fill::k256ByteLines, kLoads>(
-      vectors + start + thread, first - start - thread, kChunkThreads);
+  const AccT sum =
+      round_sum_from<AccT, kLoads>(vectors + start + thread, first - start - thread, kChunkThreads);
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
 

@@ -53,29 +53,21 @@ constexpr int min_blocks_per_sm() {
   return blocks > 0 ? blocks : 1;
 }
 
-// How much a streaming load asks L2 to fetch from DRAM. 256-byte lines keep
-// more traffic in flight while few loads are (mid sizes, +0.3 to +8% at
-// 2^20-2^22 fp32 on an H100), but once every multiprocessor streams they
-// cost bandwidth on an H200 (HBM3e): 8% at 2^26-2^30, where on an H100 they
-// make no difference (benchmarks/NOTES.md).
-enum class L2Fill { k256ByteLines, kDefault };
-
 // A 16-byte load of data nothing writes during the kernel. It bypasses L1
-// (the input is read once) and, from Ampere on, may ask L2 for 256-byte
-// lines. Turing has no such hints.
-template <L2Fill kFill = L2Fill::k256ByteLines, typename T>
+// (the input is read once) and leaves L2 its default fill. Lines of 256
+// bytes (L2::256B) kept more traffic in flight while few loads were (+0.3
+// to +8% at 2^20-2^22 fp32 on an H100, session 1), but cost an H200
+// (HBM3e) bandwidth once every multiprocessor streamed: 8% at 2^26-2^30 in
+// the contiguous sum, 4-6% in the row sums, 5-7% in the column sums, 2.5%
+// at 2^22 in the mid split; the H100 was level in each once the kernels
+// were tuned (benchmarks/NOTES.md, sessions 5, 24 and 25).
+template <typename T>
 __device__ __forceinline__ Vector<T> load_streaming(const Vector<T>* address) {
   uint4 bits;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (kFill == L2Fill::k256ByteLines) {
-    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
-        : "l"(address));
-  } else {
-    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
-        : "l"(address));
-  }
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+      : "l"(address));
 #else
   asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
       : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
@@ -141,13 +133,13 @@ __device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
 // those past `count` from the last one, so that the loads are one straight
 // run: predicated loads let nvcc 13 start summing the first before issuing
 // the last (two memory latencies instead of one, at fp32).
-template <typename AccT, L2Fill kFill, int kLoads, typename InT>
+template <typename AccT, int kLoads, typename InT>
 __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count, int thread,
                                           int stride) {
   Vector<InT> batch[kLoads];
 #pragma unroll
   for (int u = 0; u < kLoads; ++u) {
-    batch[u] = load_streaming<kFill>(vectors + min(thread + u * stride, count - 1));
+    batch[u] = load_streaming(vectors + min(thread + u * stride, count - 1));
   }
   AccT sum = AccT(0);
 #pragma unroll
@@ -163,11 +155,11 @@ __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count,
 // one pointer and fixed offsets (immediates where `stride` is a constant):
 // no clamp and no bound. The adds it keeps are round_sum's, in its order,
 // from the same +0: the same bits.
-template <typename AccT, L2Fill kFill, int kLoads, typename InT>
+template <typename AccT, int kLoads, typename InT>
 __device__ __forceinline__ AccT round_sum_from(const Vector<InT>* vectors, int from, int stride) {
   Vector<InT> batch[kLoads];
 #pragma unroll
-  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming<kFill>(vectors + u * stride);
+  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming(vectors + u * stride);
   AccT sum = AccT(0);
 #pragma unroll
   for (int u = 0; u < kLoads; ++u) {
@@ -178,9 +170,9 @@ __device__ __forceinline__ AccT round_sum_from(const Vector<InT>* vectors, int f
 
 // One round where every vector is there (`vectors` already at the thread's
 // first): round_sum_from with nothing to skip.
-template <typename AccT, L2Fill kFill, int kLoads, typename InT>
+template <typename AccT, int kLoads, typename InT>
 __device__ __forceinline__ AccT whole_round_sum(const Vector<InT>* vectors, int stride) {
-  return round_sum_from<AccT, kFill, kLoads>(vectors, std::numeric_limits<int>::min(), stride);
+  return round_sum_from<AccT, kLoads>(vectors, std::numeric_limits<int>::min(), stride);
 }
 
 // A partial written by another block of the same kernel: read from L2, where

@@ -7,9 +7,11 @@
 // lean kernel: a block a row for every row where a row fills a round of the
 // block's loads (256 threads, or 512 for rows of 4 such rounds; 128 or 64
 // threads for shorter rows), else a warp a row where there is a row for every
-// resident warp, else a block a row, as many blocks as rows, where they fill
-// a wave of blocks or, at a round or more a row, there is a row an SM (a
-// 512-thread block a row from half a row an SM, at a round of its loads or
+// resident warp (or, for rows shorter than a 64-thread round, a wave of
+// 256-thread blocks of rows), else a block a row, as many blocks as rows,
+// where they fill a wave of blocks or, at a round or more a row, there is a
+// row an SM (twice the loads a thread for 1-3 rows an SM of 2 rounds or more;
+// a 512-thread block a row from half a row an SM, at a round of its loads or
 // more). A block a row reads a row of one round of whole 16-byte vectors in a
 // leaner twin. The full sum of such rows (a row slice) reads them a warp or a
 // block a row, in one wave, into one total. Other rows (dense ones fewer than
@@ -42,8 +44,9 @@ constexpr int kUnroll = 4;
 // (4 KB a warp) measured faster than 4 at 32 registers with twice the
 // warps, and than 4 loads issued a round ahead (benchmarks/NOTES.md,
 // session 10). The 256-, 128- and 64-thread blocks a row take half as
-// many, as does the 512-thread block for fewer rows than SMs; the 512-thread
-// block for rows of 4 rounds a quarter.
+// many (the 256-thread block all of them at 1-3 rows an SM), as does the
+// 512-thread block for fewer rows than SMs; the 512-thread block for rows of
+// 4 rounds a quarter.
 constexpr int kDenseLoads = 8;
 
 template <typename InT>
@@ -67,15 +70,11 @@ __device__ __forceinline__ AccT lane_chunk_sum(const InT* row, int64_t begin, in
   if (lane < head) sum += static_cast<AccT>(chunk[lane]);
   if (lane < numel - tail_begin) sum += static_cast<AccT>(chunk[tail_begin + lane]);
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(chunk + head);
-  // L2's default fill: the row sums that take time stream from every
-  // multiprocessor, and there 256-byte lines cost an H200 8-9% of its
-  // bandwidth in the contiguous sum and 4-6% in these kernels
-  // (benchmarks/NOTES.md, 904bee6).
   Vector<InT> batch[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
     const int v = lane + u * kWarpSize;
-    if (v < num_vectors) batch[u] = load_streaming<L2Fill::kDefault>(vectors + v);
+    if (v < num_vectors) batch[u] = load_streaming(vectors + v);
   }
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
@@ -223,6 +222,17 @@ constexpr int kMinRowsPerSmForPartialWave = 1;
 // 8.0-8.2 (Inductor 6.8-7.2).
 using DeepBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 2, kRegisters>;
 constexpr int kMaxSmsPerDeepRow = 2;
+// From a row an SM to kMaxRowsPerSmForWideDeepRow, rows of 2 rounds of
+// WideBlockARow or more: 256 threads of 8 loads, twice the bytes a row in
+// flight (32 KB a round; 4 blocks an SM at 64 registers, every row resident
+// at once). Against the 256-thread block of 4 loads (benchmarks/NOTES.md,
+// session 25): fp32 300x8192 dim=-1 5.08 us instead of 5.31 on an H100 and
+// 4.27 instead of 4.53 on an H200, bf16 265x131072 24.9 instead of 25.6 and
+// 18.4 instead of 19.2. At 3.9 rows an SM (bf16 512x151936) the H200 read
+// 1% slower, and below a row an SM (fp32 128x32768, 66x4194304) it lost to
+// DeepBlockARow's 512 threads (6.7 us against 6.3, 355 against 260).
+using WideDeepBlockARow = DenseShape<2 * kBlock, 2 * kBlock, kDenseLoads, kRegisters>;
+constexpr int kMaxRowsPerSmForWideDeepRow = 3;
 
 // This thread's share of a dense row of `row_length` contiguous elements:
 // lane `lane` of a group of kGroup threads (a warp, or the block) reads in
@@ -236,8 +246,7 @@ __device__ __forceinline__ AccT dense_row_share(const InT* row, int row_length, 
   const auto* vectors = reinterpret_cast<const Vector<InT>*>(row + head);
   AccT sum = AccT(0);
   for (int first = 0; first < num_vectors; first += kGroup * kLoads) {
-    sum += round_sum<AccT, L2Fill::kDefault, kLoads>(vectors + first, num_vectors - first, lane,
-                                                     kGroup);
+    sum += round_sum<AccT, kLoads>(vectors + first, num_vectors - first, lane, kGroup);
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
@@ -279,8 +288,8 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
   using AccT = acc_t<InT>;
   constexpr int kWarpsPerBlock = Shape::threads / kWarpSize;
   const AccT sum = sum_over_warps<kWarpsPerBlock>(
-      round_sum<AccT, L2Fill::kDefault, Shape::loads>(input + blockIdx.x * row_stride_vectors,
-                                                      row_vectors, threadIdx.x, Shape::threads),
+      round_sum<AccT, Shape::loads>(input + blockIdx.x * row_stride_vectors, row_vectors,
+                                    threadIdx.x, Shape::threads),
       kWarpsPerBlock);
   if (threadIdx.x == 0) result[blockIdx.x] = static_cast<OutT>(sum);
 }
@@ -409,11 +418,15 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     launch_block_a_row<HalfBlockARow>(problem, rows, row_stride, context);
     return true;
   }
-  // Shorter rows, a row for every warp of a wave: a warp a row.
+  // Shorter rows, a row for every warp of a wave: a warp a row. Rows
+  // shorter than a 64-thread round, a wave of 256-thread blocks of them or
+  // more, take a warp a row too, in one partial wave: a 256-thread block a
+  // row would leave half its threads or more without a load.
   constexpr auto per_warp = dense_row_kernel<WarpARow, InT, OutT>;
   const int64_t warp_wave =
       one_wave<per_warp>(WarpARow::threads, context.device, context.sm_count) * kWarps;
-  if (rows >= warp_wave) {
+  if (rows >= warp_wave || (!rows_fill_rounds_of<HalfBlockARow>(problem) &&
+                            rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context))) {
     const int64_t rows_per_warp = ceil_div(rows, warp_wave);  // the same for every warp
     per_warp<<<ceil_div(rows, kWarps * rows_per_warp), WarpARow::threads, 0, context.stream>>>(
         problem.input, rows, row_stride, int(problem.row_length), problem.result);
@@ -428,9 +441,19 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   // instead of 27.6, fp32 300x8192 5.3 instead of 7.9. The split kernel's
   // imbalance was not its cost: one wave of equal shares with a finish ran
   // slower than it.
-  if (rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context) ||
-      (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
-       rows_fill_rounds_of<WideBlockARow>(problem))) {
+  if (rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context)) {
+    launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+    return true;
+  }
+  // Rows of 2 such rounds or more, 1-3 an SM: twice the loads a thread.
+  if (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
+      rows < kMaxRowsPerSmForWideDeepRow * context.sm_count &&
+      rows_fill_rounds_of<WideDeepBlockARow>(problem)) {
+    launch_block_a_row<WideDeepBlockARow>(problem, rows, row_stride, context);
+    return true;
+  }
+  if (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
+      rows_fill_rounds_of<WideBlockARow>(problem)) {
     launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
     return true;
   }
