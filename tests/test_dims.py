@@ -424,9 +424,10 @@ COLUMN_CASES = [
 ]
 
 # A few long contiguous rows, summed by the contiguous class a row at a time
-# (layout.cpp's kMaxContiguousRows = 64): each launch shape (one block, the
-# mid shape, the one-wave shape split over the rows), rows that start
-# misaligned, and one row more than the limit (the row class).
+# (layout.cpp's kMaxContiguousRows = 64, and up to a row an SM of 4 MB or
+# more): each launch shape (one block, the mid shape, the one-wave shape split
+# over the rows), rows that start misaligned, and one row more than the limit
+# (the row class).
 FEW_ROWS_CASES = [
     ("3x1000000 float32", (3, 10**6), torch.float32, [1], lambda x: x),
     ("3x1000000 float32, misaligned rows", (3, 10**6), torch.float32, [1], lambda x: x[:, 1:]),
@@ -436,6 +437,13 @@ FEW_ROWS_CASES = [
     ("4x40001 float32, a cluster a row", (4, 40001), torch.float32, [1], lambda x: x),
     ("3x40001 float16, misaligned rows", (3, 40001), torch.float16, [1], lambda x: x[:, 1:]),
     ("65x70001 float32, the row class", (65, 70001), torch.float32, [1], lambda x: x),
+    (
+        "65x(2**20+1) float32, 4 MB misaligned rows",
+        (65, 2**20 + 1),
+        torch.float32,
+        [1],
+        lambda x: x[:, 1:],
+    ),
     ("4x3x50000 int32", (4, 3, 50000), torch.int32, [2], lambda x: x),
     ("7x99999 float64", (7, 99999), torch.float64, [1], lambda x: x),
 ]

@@ -328,7 +328,8 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="dense rows")
 
 
-# The contiguous class's kernels, which take up to 64 long rows (layout.cpp).
+# The contiguous class's kernels, which take up to 64 long rows, and up to a row an SM
+# of 4 MB or more (layout.cpp).
 CONTIGUOUS_CLASS = ("one_block_sum_kernel", "contiguous_sum_kernel", "cluster_sum_kernel")
 
 
@@ -421,6 +422,35 @@ def test_a_few_long_rows_are_contiguous_sums_side_by_side(rows, tmp_path):
     assert len(launched) == 1 and any(name in launched[0][0] for name in kernels), launched
     if rows <= 64:
         assert launched[0][1][1] == rows, launched
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("rows", "length", "dtype", "contiguous"),
+    [("sms", 2**20, torch.float32, True),
+     (65, 2**21, torch.bfloat16, True),
+     (65, 2**20 - 1, torch.float32, False),
+     ("sms + 1", 2**20, torch.float32, False)],
+    ids=str,
+)  # fmt: skip
+def test_long_rows_up_to_one_an_sm_are_contiguous_sums_side_by_side(
+    rows, length, dtype, contiguous, tmp_path, seed
+):
+    """Rows of 4 MB or more (2^20 float32, 2^21 bfloat16), no more of them than
+    multiprocessors: the contiguous class's one-wave split, a row per y of its grid.
+    One element shorter, or one row more: the row class."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if isinstance(rows, int) and rows > sms:
+        pytest.skip(f"{rows} rows are more than the {sms} SMs")
+    rows = {"sms": sms, "sms + 1": sms + 1}.get(rows, rows)
+    x = torch.randn(rows, length, device="cuda").to(dtype)
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
+    assert len(launched) == 1, launched
+    if contiguous:
+        assert "contiguous_sum_kernel" in launched[0][0] and launched[0][1][1] == rows, launched
+    else:
+        assert not any(name in launched[0][0] for name in CONTIGUOUS_CLASS), launched
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message="long rows")
 
 
 @requires_cuda

@@ -43,7 +43,7 @@ F32, BF16 = torch.float32, torch.bfloat16
 # kernels, aligned and not, the shapes of the dims scenario's rows, model rows a
 # warp a row (bf16 768 and 2040, fp32 512), long rows just above a wave of
 # 256-thread blocks, and fewer long rows than that wave (an LM head's vocabulary
-# over a small batch: 128256 and 151936 bf16, 50257 fp32), and very long rows (2-16 MB)
+# over a small batch: 128256 and 151936 bf16, 50257 fp32), and long rows (0.5-16 MB)
 # from half a row to 1.5 rows an SM of an H100 or H200 (NOTES sessions 24 and 25).
 SHAPES = [
     (16384, 1024, F32),
@@ -72,6 +72,9 @@ SHAPES = [
     (132, 1 << 20, F32),
     (200, 1 << 19, F32),
     (100, 1 << 21, BF16),
+    (128, 1 << 17, F32),
+    (128, 1 << 18, F32),
+    (100, 1 << 19, F32),
 ]
 ROTATION_BYTES = 200e6  # 4x an H100's 50 MB L2
 CALLS, REPLAYS = 24, 7

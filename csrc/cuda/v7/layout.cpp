@@ -12,8 +12,19 @@ namespace {
 // mid shape's finish, where the row class splits every row over many small
 // blocks that all take tickets (3 x 10^6 float32 over dim 1: 0.72x Inductor
 // on an H100, benchmarks/NOTES.md). 64 rows stay well within a graph slot's
-// counters (one a row).
+// counters (one a row), as do the long rows below (a row an SM at most);
+// rows past the counters finish in a second launch.
 constexpr int64_t kMaxContiguousRows = 64;
+// Rows of this many bytes or more, no more of them than SMs, go to the
+// contiguous class too: its one-wave split reads them faster than the row
+// class's block a row, which leaves SMs idle below a row an SM and has only
+// 32 KB a row in flight at one (benchmarks/NOTES.md, session 25): fp32
+// 132x2^20 dim=-1 178.8 us instead of 182.5 on an H100 (Inductor 179.6),
+// 124.5 instead of 132.1 on an H200 (124.1); 66x2^22 354.3 instead of 357.6
+// and 244.4 instead of 260.0; bf16 100x2^21 137.8 instead of 147.1 (H100).
+// Rows of 0.5-2 MB read 1-4% slower there (fp32 128x2^17, 128x2^18,
+// 100x2^19 on an H100).
+constexpr int64_t kMinContiguousLongRowBytes = int64_t(4) << 20;
 
 // The dims of `input` that `select` picks, outermost in memory first: by
 // decreasing stride, with broadcast (stride 0) dims outermost so that the
@@ -70,7 +81,7 @@ StridedIndex split_innermost(StridedIndex index, int64_t& size, int64_t& stride)
 }  // namespace
 
 std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
-                                            const std::bitset<64>& reduced_mask) {
+                                            const std::bitset<64>& reduced_mask, int sm_count) {
   ReductionPlan plan{};
   plan.kept_order = memory_order(input, reduced_mask, /*select=*/false);
   auto kept = coalesce(input, plan.kept_order);
@@ -99,8 +110,11 @@ std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
     plan.reduced = *reduced;
     return plan;
   }
+  const bool few_long_rows =
+      kept->numel() <= sm_count &&
+      row_length * int64_t(input.element_size()) >= kMinContiguousLongRowBytes;
   if (inner_stride == 1 && outer_reduced.ndim == 0 && kept->ndim <= 1 &&
-      kept->numel() <= kMaxContiguousRows) {
+      (kept->numel() <= kMaxContiguousRows || few_long_rows)) {
     plan.kind = ReductionClass::kContiguous;
     plan.numel = row_length;
     plan.rows = kept->numel();

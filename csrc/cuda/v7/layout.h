@@ -39,9 +39,10 @@ struct ReductionPlan {
   c10::SmallVector<int64_t, 8> kept_order;
 };
 
-// `reduced_mask` marks the dims to sum (all of them for a full sum). Returns
-// nullopt when a side needs more than kMaxDims dims after coalescing.
+// `reduced_mask` marks the dims to sum (all of them for a full sum);
+// `sm_count` is the device's multiprocessors. Returns nullopt when a side
+// needs more than kMaxDims dims after coalescing.
 std::optional<ReductionPlan> plan_reduction(const at::Tensor& input,
-                                            const std::bitset<64>& reduced_mask);
+                                            const std::bitset<64>& reduced_mask, int sm_count);
 
 }  // namespace torch_reduce::cuda::v7

@@ -110,10 +110,12 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
     return at::zeros(reduced_sizes(self.sizes(), reduced, keepdim),
                      self.options().dtype(out_dtype));
   }
-  std::optional<ReductionPlan> plan = plan_reduction(input, reduced);
+  const c10::DeviceIndex device = self.device().index();
+  const int sm_count = multiprocessor_count(device);
+  std::optional<ReductionPlan> plan = plan_reduction(input, reduced, sm_count);
   if (!plan) {
     input = kept_dims_first(input, reduced);
-    plan = plan_reduction(input, reduced);
+    plan = plan_reduction(input, reduced, sm_count);
     TORCH_INTERNAL_ASSERT(plan, op(), ": a contiguous tensor must coalesce");
   }
   // Integer sums run in int64 and wrap into a narrower requested dtype, as
@@ -127,9 +129,7 @@ at::Tensor sum(const at::Tensor& self, DimMask reduced, bool keepdim,
                                                               : out_dtype;
   at::Tensor result = result_for(input, *plan, reduced, keepdim, kernel_dtype);
 
-  const c10::DeviceIndex device = self.device().index();
   const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(device);
-  const int sm_count = multiprocessor_count(device);
   Workspace workspace = workspace_for(stream, sm_count);
   const LaunchContext context{device, sm_count, stream.stream()};
   dispatch_input_dtype(input.scalar_type(), op(), [&](auto tag) {
