@@ -214,21 +214,21 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # A few rows of a few chunks: a cluster a row on Hopper and newer.
         "3x40001 float16": shaped_ending_at_allocation_end((3, 40001), torch.float16, 0),
         # Dense rows over dim -1, starting off a vector boundary: a warp a row (64 rows a
-        # multiprocessor), a block a row (16), a 128-thread block a row (10 rows of a
-        # 128-thread round a multiprocessor), a 512-thread block a row (4 rows of 4
-        # rounds), a 256-thread block a row short of a wave (a row of a round or more an
-        # SM; 8 loads a thread at 2 rounds or more), and a 512-thread block of 4 loads a
-        # row (half a row an SM of a round of that block or more, where 65 rows are fewer
-        # than the SMs). Rows of one round of
-        # whole vectors from a 16-byte boundary, in the aligned twin: a 64-thread block a
-        # row (20 rows of a 64-thread round a multiprocessor) and a 256-thread block a row
-        # (8 rows of a 64-thread round a multiprocessor, too few for a wave of 64-thread
-        # blocks).
+        # multiprocessor, and 16 rows shorter than a 64-thread round, a wave of
+        # 256-thread blocks of them), a 128-thread block a row (10 rows of a 128-thread
+        # round a multiprocessor), a 512-thread block a row (4 rows of 4 rounds), a
+        # 256-thread block a row short of a wave (a row of a round or more an SM; 8 loads
+        # a thread at 1-3 rows an SM of 2 rounds or more), and a 512-thread block of 4
+        # loads a row (half a row an SM of a round of that block or more, where 65 rows
+        # are fewer than the SMs). Rows of one round of whole vectors from a 16-byte
+        # boundary, in the aligned twin: a 64-thread block a row (20 rows of a 64-thread
+        # round a multiprocessor) and a 256-thread block a row (8 rows of a 64-thread
+        # round a multiprocessor, too few for a wave of 64-thread blocks).
         "dense rows, a warp a row": shaped_ending_at_allocation_end(
             (64 * sms, 33), torch.float32, 1
         ),
-        "dense rows, a block a row": shaped_ending_at_allocation_end(
-            (16 * sms, 301), torch.bfloat16, 1
+        "dense rows, a warp a row from a wave of 256-thread blocks": (
+            shaped_ending_at_allocation_end((16 * sms, 301), torch.bfloat16, 1)
         ),
         "dense rows, a 128-thread block a row": shaped_ending_at_allocation_end(
             (10 * sms, 2049), torch.float32, 1

@@ -483,13 +483,15 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per
 # multiprocessor. The warp-a-row kernel holds 8 or 9 blocks of 4 warps a
 # multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a
-# row, 4-31 a block a row, from 1 row of a 256-thread round or more up to a wave of
-# 256-thread blocks (4 float32 rows, 6 bfloat16) a block a row too, from half a row
-# of a 512-thread round or more a 512-thread block of 4 loads a row (fractions of a
-# row an SM mean 65 rows at least, above the contiguous class's 64), and 2 rows of
-# 750 vectors the general split kernel; odd lengths, sliced starts (a scalar head),
-# rows shorter than a vector, rows of whole vectors at a stride of whole vectors
-# (the aligned twin) or not, and 8-byte accumulators.
+# row, and so do rows shorter than a 64-thread round from a wave of 256-thread
+# blocks (4 float32 rows, 6 bfloat16); rows of a 64-thread round or more, 4-31 an
+# SM, a block a row; from 1 row of a 256-thread round or more up to that wave a
+# 256-thread block a row too (8 loads a thread for 1-3 rows of 2 rounds or more),
+# from half a row of a 512-thread round or more a 512-thread block of 4 loads a row
+# (fractions of a row an SM mean 65 rows at least, above the contiguous class's
+# 64), and 2 rows of 750 vectors the general split kernel; odd lengths, sliced
+# starts (a scalar head), rows shorter than a vector, rows of whole vectors at a
+# stride of whole vectors (the aligned twin) or not, and 8-byte accumulators.
 DENSE_ROW_CASES = [
     ("warp a row, float32, odd length", 64, 1001, torch.float32, lambda x: x),
     ("128-thread block a row, bfloat16, sliced", 64, 4099, torch.bfloat16, lambda x: x[:, 3:]),
@@ -505,6 +507,8 @@ DENSE_ROW_CASES = [
     ("64-thread block a row, int32", 20, 1024, torch.int32, lambda x: x),
     ("512-thread block a row, float32", 4, 17000, torch.float32, lambda x: x),
     ("512-thread block a row, float16, sliced", 8, 32770, torch.float16, lambda x: x[:, 1:-1]),
+    ("warp a row from a wave of 256-thread blocks", 16, 1000, torch.float32, lambda x: x),
+    ("256 threads of 8 loads, bfloat16, sliced", 2, 16400, torch.bfloat16, lambda x: x[:, 3:]),
     ("block a row short of a wave, float32", 1, 16385, torch.float32, lambda x: x),
     ("block a row short of a wave, bfloat16, sliced", 3, 8200, torch.bfloat16, lambda x: x[:, 1:]),
     (

@@ -210,9 +210,10 @@ using LongBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, kRegis
 constexpr int kLongRowRounds = 4;
 // Rows an SM from which rows of a round or more go a 256-thread block a row
 // short of a wave (launch_dense_rows). From 1 rather than 2 (H100,
-// benchmarks/NOTES.md, session 23): bf16 256x128256 dim=-1 24.5 us instead
-// of 26.1, fp32 160x65536 15.7 instead of 18.2; the shapes that both take
-// within 0.1 us (fp32 300x8192 5.27-5.35 against 5.24-5.25).
+// benchmarks/NOTES.md, session 23, with 4 loads a thread, before
+// WideDeepBlockARow took 1-3 rows an SM of 2 rounds): bf16 256x128256 dim=-1
+// 24.5 us instead of 26.1, fp32 160x65536 15.7 instead of 18.2; the shapes
+// that both take within 0.1 us (fp32 300x8192 5.27-5.35 against 5.24-5.25).
 constexpr int kMinRowsPerSmForPartialWave = 1;
 // Fewer rows still, from half a row an SM: twice the 256-thread block's
 // loads in flight a row, 512 threads of 4 loads (32 KB a round; 2 blocks an
@@ -377,11 +378,11 @@ void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int6
 }
 
 // Launches a dense-row kernel where `problem` is dense rows and there are
-// at least a wave of blocks of them (a warp or a block a row), or, for rows
-// of a 256-thread round or more, a row an SM (a block a row), or, for rows of
-// a 512-thread round or more, half a row an SM (a 512-thread block a row);
-// returns false otherwise (fewer rows are split between blocks by
-// row_sum_kernel).
+// at least a wave of blocks of them (a warp or a block a row; a warp a row
+// too for rows shorter than a 64-thread round), or, for rows of a 256-thread
+// round or more, a row an SM (a block a row), or, for rows of a 512-thread
+// round or more, half a row an SM (a 512-thread block a row); returns false
+// otherwise (fewer rows are split between blocks by row_sum_kernel).
 template <typename InT, typename OutT>
 bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext& context) {
   if (problem.rows.ndim != 0 || problem.inner_stride != 1 || problem.outputs.ndim > 1 ||
@@ -401,8 +402,10 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     // Rows of 4 such rounds or more in 512-thread blocks, but only where
     // there are as many rows as the 256-thread blocks need (session 22 timed
     // 4,096 such rows). Fewer long rows take the 256-thread block short of
-    // a wave, a 512-thread block of 4 loads from half a row an SM (below),
-    // or the split kernel: 512-thread blocks of 2 loads were not timed there.
+    // a wave (of 8 loads at 1-3 rows an SM), a 512-thread block of 4 loads
+    // from half a row an SM (below), or the split kernel: 512-thread blocks
+    // of 2 loads were not timed there. Rows of 4 MB or more, up to a row an
+    // SM, never reach here (the contiguous class, layout.cpp).
     if (rows_fill_blocks_of<LongBlockARow>(problem, rows, context, kLongRowRounds)) {
       launch_dense_row_blocks<LongBlockARow>(problem, rows, row_stride, context);
     } else {
@@ -436,7 +439,8 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   // Fewer rows: a 256-thread block a row where they fill a wave of such
   // blocks, or, each a round of that block or more, where there is a row an
   // SM (every block resident at once with 16 KB a round in flight). Against
-  // the split kernel for the latter (H100, benchmarks/NOTES.md, session 23):
+  // the split kernel for the latter (H100, benchmarks/NOTES.md, session 23,
+  // with 4 loads a thread, before the branch below took 1-3 rows an SM):
   // bf16 512x151936 dim=-1 52.8 us instead of 56.4, 265x131072 25.4
   // instead of 27.6, fp32 300x8192 5.3 instead of 7.9. The split kernel's
   // imbalance was not its cost: one wave of equal shares with a finish ran
