@@ -43,8 +43,10 @@ F32, BF16 = torch.float32, torch.bfloat16
 # kernels, aligned and not, the shapes of the dims scenario's rows, model rows a
 # warp a row (bf16 768 and 2040, fp32 512), long rows just above a wave of
 # 256-thread blocks, and fewer long rows than that wave (an LM head's vocabulary
-# over a small batch: 128256 and 151936 bf16, 50257 fp32), and long rows (0.5-16 MB)
-# from half a row to 1.5 rows an SM of an H100 or H200 (NOTES sessions 24 and 25).
+# over a small batch: 128256 and 151936 bf16, 50257 fp32; 265 and 264 rows of
+# 131072 bf16, 2 an SM of an H100 or H200 with one over and without), and long
+# rows (0.5-16 MB) from half a row to 1.5 rows an SM of an H100 or H200 (NOTES
+# sessions 24 and 25).
 SHAPES = [
     (16384, 1024, F32),
     (16384, 2000, F32),
@@ -62,6 +64,7 @@ SHAPES = [
     (16384, 2040, BF16),
     (529, 262144, F32),
     (265, 131072, BF16),
+    (264, 131072, BF16),
     (256, 128256, BF16),
     (512, 151936, BF16),
     (200, 50257, F32),
