@@ -53,14 +53,15 @@ constexpr int min_blocks_per_sm() {
   return blocks > 0 ? blocks : 1;
 }
 
-// A 16-byte load of data nothing writes during the kernel. It bypasses L1
-// (the input is read once) and leaves L2 its default fill. Lines of 256
-// bytes (L2::256B) kept more traffic in flight while few loads were (+0.3
-// to +8% at 2^20-2^22 fp32 on an H100, session 1), but cost an H200
-// (HBM3e) bandwidth once every multiprocessor streamed: 8% at 2^26-2^30 in
-// the contiguous sum, 4-6% in the row sums, 5-7% in the column sums, 2.5%
-// at 2^22 in the mid split; the H100 was level in each once the kernels
-// were tuned (benchmarks/NOTES.md, sessions 5, 24 and 25).
+// A 16-byte load of data nothing writes during the kernel. From Ampere on it
+// bypasses L1 (the input is read once; Turing has no such hint), and it
+// leaves L2 its default fill. Lines of 256 bytes (L2::256B) kept more
+// traffic in flight while few loads were (+0.3 to +8% at 2^20-2^22 fp32 on
+// an H100, session 1), but cost an H200 (HBM3e) bandwidth once every
+// multiprocessor streamed: 8% at 2^26-2^30 in the contiguous sum, 4-6% in
+// the row sums, 5-7% in the column sums, 2.5% at 2^22 in the mid split; the
+// H100 was level in each once the kernels were tuned (benchmarks/NOTES.md,
+// sessions 5, 24 and 25).
 template <typename T>
 __device__ __forceinline__ Vector<T> load_streaming(const Vector<T>* address) {
   uint4 bits;
