@@ -428,8 +428,8 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   constexpr auto per_warp = dense_row_kernel<WarpARow, InT, OutT>;
   const int64_t warp_wave =
       one_wave<per_warp>(WarpARow::threads, context.device, context.sm_count) * kWarps;
-  if (rows >= warp_wave || (!rows_fill_rounds_of<HalfBlockARow>(problem) &&
-                            rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context))) {
+  const bool wide_block_wave = rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context);
+  if (rows >= warp_wave || (!rows_fill_rounds_of<HalfBlockARow>(problem) && wide_block_wave)) {
     const int64_t rows_per_warp = ceil_div(rows, warp_wave);  // the same for every warp
     per_warp<<<ceil_div(rows, kWarps * rows_per_warp), WarpARow::threads, 0, context.stream>>>(
         problem.input, rows, row_stride, int(problem.row_length), problem.result);
@@ -445,21 +445,21 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   // instead of 27.6, fp32 300x8192 5.3 instead of 7.9. The split kernel's
   // imbalance was not its cost: one wave of equal shares with a finish ran
   // slower than it.
-  if (rows_fill_a_wave_of<WideBlockARow, InT, OutT>(rows, context)) {
+  if (wide_block_wave) {
     launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
     return true;
   }
-  // Rows of 2 such rounds or more, 1-3 an SM: twice the loads a thread.
-  if (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
-      rows < kMaxRowsPerSmForWideDeepRow * context.sm_count &&
-      rows_fill_rounds_of<WideDeepBlockARow>(problem)) {
-    launch_block_a_row<WideDeepBlockARow>(problem, rows, row_stride, context);
-    return true;
-  }
-  if (rows >= kMinRowsPerSmForPartialWave * context.sm_count &&
-      rows_fill_rounds_of<WideBlockARow>(problem)) {
-    launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
-    return true;
+  if (rows >= kMinRowsPerSmForPartialWave * context.sm_count) {
+    // Rows of 2 such rounds or more, 1-3 an SM: twice the loads a thread.
+    if (rows < kMaxRowsPerSmForWideDeepRow * context.sm_count &&
+        rows_fill_rounds_of<WideDeepBlockARow>(problem)) {
+      launch_block_a_row<WideDeepBlockARow>(problem, rows, row_stride, context);
+      return true;
+    }
+    if (rows_fill_rounds_of<WideBlockARow>(problem)) {
+      launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+      return true;
+    }
   }
   // Half a row an SM or more, each a 512-thread round or more: a 512-thread
   // block of 4 loads a row.
