@@ -10,6 +10,7 @@ from conftest import (
     assert_matches_torch,
     random_tensor,
     requires_cuda,
+    skip_unless_free,
 )
 
 # The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): one load a
@@ -52,6 +53,29 @@ def test_grid_stride_shape_fits_one_wave(dtype, tmp_path):
     resident_threads = properties.multi_processor_count * properties.max_threads_per_multi_processor
     assert grid[0] * block[0] <= resident_threads, (grid, block)
     assert grid[0] * block[0] > resident_threads // 2, (grid, block)
+
+
+# A large sum's chunk: 512 threads of 4 16-byte loads (contiguous_sum.cu).
+LARGE_CHUNK_BYTES = 512 * 4 * 16
+
+
+@requires_cuda
+@pytest.mark.parametrize("l2_multiple", [8, 64])
+def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
+    """Up to 8x L2 a large sum reads from the end back; past that, the last L2 of
+    chunks first, wrapping to the start; past 64x L2 forward. int32 sums are exact,
+    so a chunk read twice or skipped at the wrap shows as a wrong number: a chunk
+    and an element either side of each edge, from an aligned and a misaligned start."""
+    l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+    chunk = LARGE_CHUNK_BYTES // 4
+    edge = l2_multiple * l2_bytes // 4
+    skip_unless_free(4 * (edge + chunk + 2))
+    base = torch.randint(-1000, 1000, (edge + chunk + 2,), dtype=torch.int32, device="cuda")
+    for numel in (edge - chunk, edge - 1, edge, edge + 1, edge + chunk):
+        for offset in (0, 1):
+            view = base[offset : offset + numel]
+            expected = view.sum(dtype=torch.int64).item()
+            assert torch.ops.reduce_opt.sum_v7(view).item() == expected, (numel, offset)
 
 
 @requires_cuda

@@ -130,6 +130,10 @@ int64_t chunk_count(int64_t vectors) {
 // bytes they read are at most this many times the L2.
 constexpr int64_t kFromEndL2Multiple = 8;
 
+// Larger sums up to this many times the L2 read the row's last L2 of chunks
+// first, then the rest forward (thread_share_of_row).
+constexpr int64_t kTailFirstL2Multiple = 64;
+
 // Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
 // holds 8 or more elements, whose conversions and adds hold a thread's block
 // sum back behind its last load; twice the blocks then finish sooner (bf16
@@ -173,16 +177,20 @@ __device__ __forceinline__ RowVectors<Index, InT> row_vectors(
 }
 
 // This thread's share of row `row` in a large sum: its loads of whole chunks
-// blockIdx.x, blockIdx.x + gridDim.x, ..., counted from the row's start or,
-// with `from_end`, from its end; the last block's of a partial last chunk;
-// block 0's threads add the scalar head and tail.
-// From the end, because a kernel that has just written the row (a producer)
+// blockIdx.x, blockIdx.x + gridDim.x, ..., counted from the row's end with
+// `from_end`, else from its last `tail_chunks` whole chunks (at most) on,
+// wrapping to its start after its last chunk; the last block's of a partial
+// last chunk; block 0's threads add the scalar head and tail.
+// The end first, because a kernel that has just written the row (a producer)
 // leaves its last part in L2: read first, it hits there, where a
 // front-to-back sweep evicts each line just before it is needed (LRU's worst
 // case) and reads the whole row from DRAM (launch_contiguous_sum says where).
+// A rotation, not a tail loop and then a head loop, so that every block has
+// as many chunks as in a forward sweep: two ragged loops can give a block one
+// more (a chunk is 0.4% of a block's share of fp32 2^30 on an H100).
 template <int kLoads, typename InT, typename OutT>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
-    const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end) {
+    const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end, int64_t tail_chunks) {
   using AccT = acc_t<InT>;
   const auto [vectors, num_vectors, head_element, tail_element] =
       row_vectors<int64_t>(problem, row);
@@ -205,11 +213,22 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   // a cost that shows once a producer has left part of the row in L2
   // (benchmarks/NOTES.md, session 18).
   const int64_t window = int64_t(gridDim.x) * kChunkVectors;
-  const int64_t first = from_end ? whole_chunks - 1 - blockIdx.x : blockIdx.x;
-  const Vector<InT>* chunk = vectors + first * kChunkVectors + thread;
-  const int64_t step = from_end ? -window : window;
-  for (int64_t c = blockIdx.x; c < whole_chunks; c += gridDim.x, chunk += step) {
-    sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
+  if (from_end) {
+    const Vector<InT>* chunk = vectors + (whole_chunks - 1 - blockIdx.x) * kChunkVectors + thread;
+    for (int64_t c = blockIdx.x; c < whole_chunks; c += gridDim.x, chunk -= window) {
+      sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
+    }
+  } else {
+    int64_t first = whole_chunks - min(tail_chunks, whole_chunks) + blockIdx.x;
+    if (first >= whole_chunks) first -= whole_chunks;
+    const int64_t span = whole_chunks * kChunkVectors;
+    const Vector<InT>* const wrap = vectors + span + thread;
+    const Vector<InT>* chunk = vectors + first * kChunkVectors + thread;
+    for (int64_t c = blockIdx.x; c < whole_chunks; c += gridDim.x) {
+      sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
+      chunk += window;
+      if (chunk >= wrap) chunk -= span;
+    }
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
@@ -248,13 +267,14 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
 template <bool kChunkABlock, int kLoads, typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                          uint64_t* mailboxes, unsigned int* counter, bool from_end) {
+                          uint64_t* mailboxes, unsigned int* counter, bool from_end,
+                          int64_t tail_chunks) {
   const int64_t row = blockIdx.y;
   acc_t<InT> sum;
   if constexpr (kChunkABlock) {
     sum = chunk_share_of_row<kLoads>(problem, row);
   } else {
-    sum = thread_share_of_row<kLoads>(problem, row, from_end);
+    sum = thread_share_of_row<kLoads>(problem, row, from_end, tail_chunks);
   }
   finish_row<kChunkThreads>(block_sum<kChunkThreads>(sum), partials, mailboxes, counter,
                             problem.result + row, row);
@@ -265,13 +285,14 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // where the first left them.
 template <auto kKernel, typename InT, typename OutT>
 void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>> finish,
-                  const LaunchContext& context, int64_t blocks, bool from_end = false) {
+                  const LaunchContext& context, int64_t blocks, bool from_end = false,
+                  int64_t tail_chunks = 0) {
   // A counter a row: more rows than counters finish in a second launch.
   if (problem.rows > finish.counter_count) finish.counter = nullptr;
   const dim3 grid(blocks, problem.rows);
   kKernel<<<grid, kChunkThreads, 0, context.stream>>>(problem, finish.partials,
                                                       finish.mailboxes_for(blocks * problem.rows),
-                                                      finish.counter, from_end);
+                                                      finish.counter, from_end, tail_chunks);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   finish_in_second_launch_if_needed<kChunkThreads>(finish, 1, blocks, problem.result,
                                                    context.stream, problem.rows);
@@ -386,10 +407,23 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // and 2^26 87.9 instead of 88.9; at 2^28-2^30 the same order cost 0.3-1.2%
   // (benchmarks/NOTES.md, session 12), and mid sizes, L2-resident anyway,
   // keep the forward order.
-  const bool from_end = problem.numel * int64_t(sizeof(InT)) * problem.rows <=
-                        kFromEndL2Multiple * int64_t(l2_cache_bytes(context.device));
+  // Beyond that, up to kTailFirstL2Multiple x L2, the last L2's worth of
+  // chunks first, then the rest forward: after a producer those hit in L2,
+  // where a forward sweep evicts them before it gets there. fp32 2^28 took
+  // 346.4 us instead of 350.1 on an H100 (243.2 instead of 246.9 on an H200,
+  // level with CUB), bf16 2^28 171.2 instead of 176.6 (122.3, 127.0), bf16
+  // 2^30 691.3 instead of 694.6 (480.9, 484.9); clean sums (graph) within
+  // 0.2%. fp32 2^30 (82x an H100's L2, 68x an H200's) gained nothing on
+  // either GPU and lost 0.2% on the H100 (benchmarks/NOTES.md, session 26),
+  // so it reads forward.
+  const int64_t bytes = problem.numel * int64_t(sizeof(InT)) * problem.rows;
+  const int64_t l2_bytes = l2_cache_bytes(context.device);
+  const int64_t tail_first_chunks =
+      bytes <= kTailFirstL2Multiple * l2_bytes
+          ? l2_bytes / (int64_t(kChunkThreads) * kLoadsPerRound * kVectorBytes)
+          : 0;
   launch_split<large>(problem, finish, context, std::max<int64_t>(1, large_wave / problem.rows),
-                      from_end);
+                      bytes <= kFromEndL2Multiple * l2_bytes, tail_first_chunks);
 }
 
 #define INSTANTIATE(InT, OutT)                                                        \
