@@ -60,22 +60,45 @@ LARGE_CHUNK_BYTES = 512 * 4 * 16
 
 
 @requires_cuda
-@pytest.mark.parametrize("l2_multiple", [8, 64])
+@pytest.mark.parametrize("l2_multiple", [8, pytest.param(64, marks=pytest.mark.large)])
 def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
     """Up to 8x L2 a large sum reads from the end back; past that, the last L2 of
     chunks first, wrapping to the start; past 64x L2 forward. int32 sums are exact,
     so a chunk read twice or skipped at the wrap shows as a wrong number: a chunk
-    and an element either side of each edge, from an aligned and a misaligned start."""
+    and an element either side of each edge, from an aligned and a misaligned start.
+    The reference sums 2**28 elements at a time: torch.sum(dtype=torch.int64)
+    converts its whole input first."""
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
     chunk = LARGE_CHUNK_BYTES // 4
     edge = l2_multiple * l2_bytes // 4
-    skip_unless_free(4 * (edge + chunk + 2))
+    skip_unless_free(4 * (edge + chunk + 2) + 8 * 2**28)
     base = torch.randint(-1000, 1000, (edge + chunk + 2,), dtype=torch.int32, device="cuda")
     for numel in (edge - chunk, edge - 1, edge, edge + 1, edge + chunk):
         for offset in (0, 1):
             view = base[offset : offset + numel]
-            expected = view.sum(dtype=torch.int64).item()
+            expected = sum(piece.sum(dtype=torch.int64).item() for piece in view.split(2**28))
             assert torch.ops.reduce_opt.sum_v7(view).item() == expected, (numel, offset)
+
+
+@requires_cuda
+@pytest.mark.parametrize("rows", [4, "sms"])
+def test_large_row_sums_read_each_row_in_its_own_rotation(rows, tmp_path, seed):
+    """Rows past 8x L2 in all, side by side in the contiguous class's one-wave split:
+    each row rotates on its own, whether it holds more than an L2 of chunks (4 rows of
+    3x L2, their starts off 16 bytes) or fewer (a row of 4 MB or more an SM, read
+    forward from its start). Exact int32 sums against torch's."""
+    properties = torch.cuda.get_device_properties(0)
+    l2_bytes, sms = properties.L2_cache_size, properties.multi_processor_count
+    if rows == "sms":
+        rows, length = sms, max(2**20, 9 * l2_bytes // (4 * sms))
+    else:
+        length = 3 * l2_bytes // 4 + 5
+    skip_unless_free(12 * rows * length)
+    x = torch.randint(-1000, 1000, (rows, length), dtype=torch.int32, device="cuda")
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
+    assert len(launched) == 1, launched
+    assert "contiguous_sum_kernel" in launched[0][0] and launched[0][1][1] == rows, launched
+    assert torch.equal(torch.ops.reduce_opt.sum_v7(x, [1]), x.sum(1, dtype=torch.int64))
 
 
 @requires_cuda

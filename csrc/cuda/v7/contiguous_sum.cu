@@ -131,7 +131,8 @@ int64_t chunk_count(int64_t vectors) {
 constexpr int64_t kFromEndL2Multiple = 8;
 
 // Larger sums up to this many times the L2 read the row's last L2 of chunks
-// first, then the rest forward (thread_share_of_row).
+// first, then the rest forward (thread_share_of_row); past it, where that
+// gained nothing, forward only (launch_contiguous_sum says what was measured).
 constexpr int64_t kTailFirstL2Multiple = 64;
 
 // Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
@@ -187,7 +188,7 @@ __device__ __forceinline__ RowVectors<Index, InT> row_vectors(
 // case) and reads the whole row from DRAM (launch_contiguous_sum says where).
 // A rotation, not a tail loop and then a head loop, so that every block has
 // as many chunks as in a forward sweep: two ragged loops can give a block one
-// more (a chunk is 0.4% of a block's share of fp32 2^30 on an H100).
+// more (a chunk is 1.6% of a block's share of fp32 2^28 on an H100).
 template <int kLoads, typename InT, typename OutT>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
     const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end, int64_t tail_chunks) {
@@ -262,8 +263,8 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
 
-// kChunkABlock: the mid shape (chunk_share_of_row, `from_end` unused); else
-// the large one (thread_share_of_row).
+// kChunkABlock: the mid shape (chunk_share_of_row, `from_end` and
+// `tail_chunks` unused); else the large one (thread_share_of_row).
 template <bool kChunkABlock, int kLoads, typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     contiguous_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
@@ -411,8 +412,8 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // chunks first, then the rest forward: after a producer those hit in L2,
   // where a forward sweep evicts them before it gets there. fp32 2^28 took
   // 346.4 us instead of 350.1 on an H100 (243.2 instead of 246.9 on an H200,
-  // level with CUB), bf16 2^28 171.2 instead of 176.6 (122.3, 127.0), bf16
-  // 2^30 691.3 instead of 694.6 (480.9, 484.9); clean sums (graph) within
+  // level with CUB), bf16 2^28 171.4 instead of 176.7 (122.3, 127.0), bf16
+  // 2^30 691.4 instead of 694.5 (480.9, 484.9); clean sums (graph) within
   // 0.2%. fp32 2^30 (82x an H100's L2, 68x an H200's) gained nothing on
   // either GPU and lost 0.2% on the H100 (benchmarks/NOTES.md, session 26),
   // so it reads forward.
