@@ -4,8 +4,9 @@
   rotating buffers (what a model running eagerly sees; host-bound for small
   inputs), the peers taking turns;
 - graph: N calls captured into one CUDA graph and replayed; device time per
-  call from CUDA events around each replay (the host is out of the picture);
-  the peers of a case replay their graphs in turns;
+  call from CUDA events around each replay, queued right behind a replay of
+  the same graph (the host and the idle GPU are out of the picture); the
+  peers of a case replay their graphs in turns;
 - host cost: the eager time per call on a 1K-element input, where the host side
   (Python, dispatch, launch) and not the data dominates.
 """
@@ -127,8 +128,20 @@ def capture(step: Callable[[int], Any], calls: int) -> torch.cuda.CUDAGraph:
 
 
 def replay_us_per_call(cuda_graph: torch.cuda.CUDAGraph, calls: int) -> float:
-    """CUDA-event time of one replay, per captured call."""
+    """CUDA-event time of one replay, per captured call, timed right behind an
+    untimed replay of the same graph.
+
+    The untimed lead replay is queued without a host sync in between, so the
+    timed one starts on a busy GPU, behind its own calls: a replay that
+    started on an idle GPU, or behind another peer's graph, took a time that
+    depended on what came before. On an H100 (8192x4096 fp32 dim=-1, 10 calls
+    a graph) Inductor took 44.5 us a call after idle, 43.7 behind its own
+    replay or v7's and 42.8 behind torch.sum's, and the dims scenario's fixed
+    order of turns put it behind torch.sum in two rounds of three
+    (benchmarks/NOTES.md, session 27).
+    """
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    cuda_graph.replay()
     start.record()
     cuda_graph.replay()
     end.record()
@@ -139,10 +152,11 @@ def replay_us_per_call(cuda_graph: torch.cuda.CUDAGraph, calls: int) -> float:
 def graphs(steps: dict[str, Callable[[int], Any]], calls: int, replays: int) -> dict[str, Timing]:
     """Device time per call of each step(0) .. step(calls - 1), one CUDA graph each.
 
-    The graphs take turns: each of `replays` rounds replays every graph once,
-    starting one further along each round. A state of the GPU that changes
-    between replays (the same one-block kernel at 1.40 or 1.65 us per call in
-    two rounds of one process, benchmarks/NOTES.md session 11) then reaches
+    The graphs take turns: each of `replays` rounds replays every graph once
+    (behind a lead replay of its own, replay_us_per_call), starting one
+    further along each round. A state of the GPU that changes between
+    replays (the same one-block kernel at 1.40 or 1.65 us per call in two
+    rounds of one process, benchmarks/NOTES.md session 11) then reaches
     every peer alike instead of deciding which one wins.
     """
     captured = {name: capture(step, calls) for name, step in steps.items()}

@@ -148,6 +148,33 @@ def test_host_cost_rounds_start_one_peer_further_along_each_time(monkeypatch):
     assert sorted(costs) == ["a", "b", "c"]
 
 
+def test_a_timed_replay_follows_an_untimed_replay_of_its_own_graph(monkeypatch):
+    """The start event is recorded between two replays of the same graph, with
+    no wait between them, and the time is the second replay's, per call."""
+    events = []
+
+    class FakeGraph:
+        def replay(self):
+            events.append("replay")
+
+    class FakeEvent:
+        def __init__(self, enable_timing):
+            assert enable_timing
+
+        def record(self):
+            events.append("record")
+
+        def synchronize(self):
+            events.append("synchronize")
+
+        def elapsed_time(self, end):
+            return 0.5  # ms
+
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    assert timing.replay_us_per_call(FakeGraph(), calls=10) == pytest.approx(50.0)
+    assert events == ["replay", "record", "replay", "record", "synchronize"]
+
+
 @requires_cuda
 @pytest.mark.parametrize("scenario", [graph, producer], ids=["graph", "producer"])
 def test_graph_scenarios_time_every_peer_in_turns(scenario, monkeypatch):

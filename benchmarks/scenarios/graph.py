@@ -14,7 +14,9 @@ NEEDS_CUDA = True
 METHOD = (
     "The calls, on rotating buffers, are captured in one CUDA graph and replayed; "
     "time per call = CUDA-event time of a replay / calls in it (median, min and max over "
-    "the replays). The peers' graphs replay in turns, one replay each a round, so that a "
+    "the replays). Each timed replay is queued right behind an untimed replay of the same "
+    "graph, so that it starts behind its own calls, not after an idle gap or another peer's "
+    "graph. The peers' graphs replay in turns, one replay each a round, so that a "
     "change in the GPU's state between replays reaches every peer alike. "
     "The host is out of the picture: this is the kernels' time and the gaps "
     "between their launches. v0..v6 run here at float32 (the step table)."
