@@ -19,6 +19,9 @@ from conftest import (
 # shapes past 4,096.
 ONE_BLOCK_VECTOR_EDGES = [1, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025]
 ONE_BLOCK_VECTOR_EDGES += [2047, 2048, 2049, 4095, 4096, 4097]
+# float16 and bfloat16 rows of whole warps of 8-byte halves, one a thread (2^7, 2^10
+# and 2^11 elements: 32, 256 and 512 threads).
+ONE_BLOCK_VECTOR_EDGES += [16, 128, 256]
 
 
 def launched_kernels(call, trace_path):
@@ -103,7 +106,7 @@ def test_large_row_sums_read_each_row_in_its_own_rotation(rows, tmp_path, seed):
 
 @requires_cuda
 @pytest.mark.parametrize(
-    "dtype", [torch.float32, torch.bfloat16, torch.int8, torch.float64], ids=str
+    "dtype", [torch.float32, torch.bfloat16, torch.float16, torch.int8, torch.float64], ids=str
 )
 @pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "misaligned"])
 def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
@@ -121,13 +124,26 @@ def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("numel", "block"),
-    [(4, 32), (2**10, 256), (2**11, 512), (2**12, 512), (2**13, 512), (2**14, 512)],
+    ("dtype", "numel", "block"),
+    [
+        (torch.float32, 4, 32),
+        (torch.float32, 2**10, 256),
+        (torch.float32, 2**11, 512),
+        (torch.float32, 2**12, 512),
+        (torch.float32, 2**13, 512),
+        (torch.float32, 2**14, 512),
+        (torch.bfloat16, 2**10, 256),
+        (torch.bfloat16, 2**11, 512),
+        (torch.float16, 2**10, 256),
+        (torch.float16, 2**11, 512),
+    ],
+    ids=str,
 )
-def test_small_sums_launch_one_block_of_just_enough_warps(numel, block, tmp_path):
+def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, tmp_path):
     """fp32: 2^10 and 2^11 elements are 256 and 512 vectors, one a thread; 2^12 two a
-    thread; 2^13 four a thread, and 2^14 two rounds of four."""
-    x = torch.randn(numel, device="cuda")
+    thread; 2^13 four a thread, and 2^14 two rounds of four. 16-bit 2^10 and 2^11: one
+    8-byte half vector a thread, Inductor's shape."""
+    x = torch.randn(numel, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert [(grid, block_) for _, grid, block_ in kernels] == [([1, 1, 1], [block, 1, 1])], kernels
 

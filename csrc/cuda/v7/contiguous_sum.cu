@@ -44,8 +44,10 @@ constexpr int64_t kOneBlockMaxVectors =
 // no alignment arithmetic, 0.02-0.07 us off 2^10-2^13 on an H100); kWholeRound
 // (aligned, and the block's threads hold the row in exactly one round of
 // kLoads vectors each: no tail, and no clamp or bound before the loads, whose
-// addresses then depend on the thread alone).
-enum class RowFit { kAny, kAligned, kWholeRound };
+// addresses then depend on the thread alone); kWholeRoundOfHalves (a
+// half-precision or bfloat16 row as kWholeRound, but in 8-byte HalfVectors,
+// one a thread, kLoads 1).
+enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves };
 
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
 // smallest sizes (one round), kLoadsPerRound up to two rounds. One vector a
@@ -64,6 +66,11 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     // The same bits as the other fits give this row (whole_round_sum).
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
     sum = whole_round_sum<AccT, kLoads>(vectors + thread, threads);
+  } else if constexpr (kFit == RowFit::kWholeRoundOfHalves) {
+    // Not the other fits' bits for this row (each thread adds 4 elements,
+    // not 8), but the same bits call after call.
+    const auto* halves = reinterpret_cast<const HalfVector<InT>*>(input);
+    sum = whole_round_sum<AccT, kLoads>(halves + thread, threads);
   } else {
     constexpr int kVec = kElementsPerVector<InT>;
     const auto [head, num_vectors, tail_begin] =
@@ -100,6 +107,25 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
                       const LaunchContext& context) {
   const bool aligned = reinterpret_cast<uintptr_t>(problem.input) % kVectorBytes == 0 &&
                        (problem.rows == 1 || problem.row_stride % kElementsPerVector<InT> == 0);
+  // Inductor's shape at 16-bit 2^10: 256 threads of 8 bytes, where v7's 128
+  // threads of 16 bytes ran 0.1 us longer on an H100. So a half-precision or
+  // bfloat16 row that whole warps, up to kOneBlockThreads, hold in one 8-byte
+  // load a thread takes that block: in graphs on an H100, fp16 2^10 took
+  // 1.56 us instead of 1.58, 2^9 1.48 instead of 1.51, bf16 2^11 1.66
+  // instead of 1.67 (benchmarks/NOTES.md, session 27).
+  if constexpr (kLoads == 1 &&
+                (std::is_same_v<InT, c10::Half> || std::is_same_v<InT, c10::BFloat16>)) {
+    constexpr int kPerHalf = kElementsPerVector<InT> / 2;
+    const int64_t halves = problem.numel / kPerHalf;
+    if (aligned && problem.numel % kPerHalf == 0 && halves % kWarpSize == 0 && halves > 0 &&
+        halves <= kOneBlockThreads) {
+      one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>
+          <<<problem.rows, int(halves), 0, context.stream>>>(problem.input, int(problem.numel),
+                                                             problem.row_stride, problem.result);
+      C10_CUDA_KERNEL_LAUNCH_CHECK();
+      return;
+    }
+  }
   const int threads = one_block_threads(vectors, kLoads);
   const bool whole_round =
       aligned && problem.numel == int64_t(threads) * kLoads * kElementsPerVector<InT>;

@@ -26,6 +26,11 @@ using Vector = AlignedVector<T, kVectorBytes / sizeof(T)>;
 template <typename T>
 constexpr int kElementsPerVector = kVectorBytes / sizeof(T);
 
+// Half a vector, 8 bytes: the one-block shape's load at a few 16-bit sizes
+// (contiguous_sum.cu).
+template <typename T>
+using HalfVector = AlignedVector<T, kVectorBytes / 2 / sizeof(T)>;
+
 // Resident threads per multiprocessor of the architecture being compiled, so
 // that __launch_bounds__ asks for as many blocks as the target can hold
 // (Turing 1024; Ampere GA10x, Ada and consumer Blackwell 1536; A100, Hopper
@@ -53,31 +58,39 @@ constexpr int min_blocks_per_sm() {
   return blocks > 0 ? blocks : 1;
 }
 
-// A 16-byte load of data nothing writes during the kernel. From Ampere on it
-// bypasses L1 (the input is read once; Turing has no such hint), and it
-// leaves L2 its default fill. Lines of 256 bytes (L2::256B) kept more
-// traffic in flight while few loads were (+0.3 to +8% at 2^20-2^22 fp32 on
-// an H100, session 1), but cost an H200 (HBM3e) bandwidth once every
-// multiprocessor streamed: 8% at 2^26-2^30 in the contiguous sum, 4-6% in
-// the row sums, 5-7% in the column sums, 2.5% at 2^22 in the mid split; the
-// H100 was level in each once the kernels were tuned (benchmarks/NOTES.md,
-// sessions 5, 24 and 25).
-template <typename T>
-__device__ __forceinline__ Vector<T> load_streaming(const Vector<T>* address) {
-  uint4 bits;
+// A 16-byte load (8 bytes for a HalfVector) of data nothing writes during
+// the kernel. From Ampere on it bypasses L1 (the input is read once; Turing
+// has no such hint), and it leaves L2 its default fill. Lines of 256 bytes
+// (L2::256B) kept more traffic in flight while few loads were (+0.3 to +8%
+// at 2^20-2^22 fp32 on an H100, session 1), but cost an H200 (HBM3e)
+// bandwidth once every multiprocessor streamed: 8% at 2^26-2^30 in the
+// contiguous sum, 4-6% in the row sums, 5-7% in the column sums, 2.5% at
+// 2^22 in the mid split; the H100 was level in each once the kernels were
+// tuned (benchmarks/NOTES.md, sessions 5, 24 and 25).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
-      : "l"(address));
+#define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc.L1::no_allocate"
 #else
-  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
-      : "l"(address));
+#define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc"
 #endif
-  Vector<T> vector;
+template <typename T, int kSize>
+__device__ __forceinline__
+    AlignedVector<T, kSize> load_streaming(const AlignedVector<T, kSize>* address) {
+  static_assert(sizeof(T) * kSize == 16 || sizeof(T) * kSize == 8, "16- or 8-byte loads");
+  std::conditional_t<sizeof(T) * kSize == 16, uint4, uint2> bits;
+  if constexpr (sizeof(bits) == 16) {
+    asm(TORCH_REDUCE_V7_LOAD_STREAMING ".v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+        : "l"(address));
+  } else {
+    asm(TORCH_REDUCE_V7_LOAD_STREAMING ".v2.u32 {%0, %1}, [%2];"
+        : "=r"(bits.x), "=r"(bits.y)
+        : "l"(address));
+  }
+  AlignedVector<T, kSize> vector;
   memcpy(&vector, &bits, sizeof(vector));
   return vector;
 }
+#undef TORCH_REDUCE_V7_LOAD_STREAMING
 
 // Where `numel` elements from `input` split into a scalar head up to the first
 // 16-byte boundary, whole vectors, and a scalar tail. Index is int where the
@@ -104,14 +117,14 @@ __device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* inpu
 // +0, as every caller does: the two differ only for a vector of -0.0
 // elements (-0.0 against +0.0), which that add makes +0.0. NaN and inf go
 // through the same adds in the same order.
-template <typename AccT, typename T>
-__device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
+template <typename AccT, typename T, int kSize>
+__device__ __forceinline__ AccT vector_sum(const AlignedVector<T, kSize>& vector) {
   if constexpr (std::is_same_v<T, c10::BFloat16> && std::is_same_v<AccT, float>) {
     // A bfloat16 is a float's high half, so a pair in one 32-bit word widens
     // with a shift (the first element) and a mask (the second): 2
     // instructions a pair, where c10's conversion first takes the word apart
     // (3 a pair in the sm_90 SASS).
-    uint32_t words[kVectorBytes / sizeof(uint32_t)];
+    uint32_t words[sizeof(vector) / sizeof(uint32_t)];
     memcpy(words, &vector, sizeof(words));
     AccT sum = __uint_as_float(words[0] << 16);
     sum += __uint_as_float(words[0] & 0xffff0000u);
@@ -124,7 +137,7 @@ __device__ __forceinline__ AccT vector_sum(const Vector<T>& vector) {
   } else {
     AccT sum = static_cast<AccT>(vector.values[0]);
 #pragma unroll
-    for (int e = 1; e < kElementsPerVector<T>; ++e) sum += static_cast<AccT>(vector.values[e]);
+    for (int e = 1; e < kSize; ++e) sum += static_cast<AccT>(vector.values[e]);
     return sum;
   }
 }
@@ -156,9 +169,10 @@ __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count,
 // one pointer and fixed offsets (immediates where `stride` is a constant):
 // no clamp and no bound. The adds it keeps are round_sum's, in its order,
 // from the same +0: the same bits.
-template <typename AccT, int kLoads, typename InT>
-__device__ __forceinline__ AccT round_sum_from(const Vector<InT>* vectors, int from, int stride) {
-  Vector<InT> batch[kLoads];
+template <typename AccT, int kLoads, typename InT, int kSize>
+__device__ __forceinline__ AccT round_sum_from(const AlignedVector<InT, kSize>* vectors, int from,
+                                               int stride) {
+  AlignedVector<InT, kSize> batch[kLoads];
 #pragma unroll
   for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming(vectors + u * stride);
   AccT sum = AccT(0);
@@ -171,8 +185,9 @@ __device__ __forceinline__ AccT round_sum_from(const Vector<InT>* vectors, int f
 
 // One round where every vector is there (`vectors` already at the thread's
 // first): round_sum_from with nothing to skip.
-template <typename AccT, int kLoads, typename InT>
-__device__ __forceinline__ AccT whole_round_sum(const Vector<InT>* vectors, int stride) {
+template <typename AccT, int kLoads, typename InT, int kSize>
+__device__ __forceinline__ AccT whole_round_sum(const AlignedVector<InT, kSize>* vectors,
+                                                int stride) {
   return round_sum_from<AccT, kLoads>(vectors, std::numeric_limits<int>::min(), stride);
 }
 
