@@ -135,10 +135,13 @@ def replay_us_per_call(cuda_graph: torch.cuda.CUDAGraph, calls: int) -> float:
     timed one starts on a busy GPU, behind its own calls: a replay that
     started on an idle GPU, or behind another peer's graph, took a time that
     depended on what came before. On an H100 (8192x4096 fp32 dim=-1, 10 calls
-    a graph) Inductor took 44.5 us a call after idle, 43.7 behind its own
-    replay or v7's and 42.8 behind torch.sum's, and the dims scenario's fixed
-    order of turns put it behind torch.sum in two rounds of three
-    (benchmarks/NOTES.md, session 27).
+    a graph) Inductor took 44.5 us a call after idle, 43.7 queued behind its
+    own replay or v7's and 42.8 behind torch.sum's; timed in turns after a
+    host sync, it took 43.8 where torch.sum's turn came just before its own
+    (two rounds of three in the dims scenario's order) and 44.5 otherwise
+    (benchmarks/NOTES.md, session 27). The GPU stays busy as long as the lead
+    replay outlasts the host's queueing of the event and the timed replay:
+    true for these graphs of 10 calls or more.
     """
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     cuda_graph.replay()

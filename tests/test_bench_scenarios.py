@@ -171,6 +171,7 @@ def test_a_timed_replay_follows_an_untimed_replay_of_its_own_graph(monkeypatch):
             return 0.5  # ms
 
     monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *args: events.append("host sync"))
     assert timing.replay_us_per_call(FakeGraph(), calls=10) == pytest.approx(50.0)
     assert events == ["replay", "record", "replay", "record", "synchronize"]
 

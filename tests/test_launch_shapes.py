@@ -123,6 +123,29 @@ def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
 
 
 @requires_cuda
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("out_dtype", [None, torch.float32], ids=str)
+@pytest.mark.parametrize("rows", [1, 5, 64])
+def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
+    """Rows of 2^7, 2^10 and 2^11 small integers (the 8-byte one-block shape where a
+    row starts on 16 bytes: row padding 0 and 8 elements; 4, or a 4-element storage
+    offset, keep the 16-byte shape), summed over the last dim and in full, as the
+    row's dtype and as float32: the exact sum rounded once, so an element dropped or
+    read twice shows."""
+    for length in (128, 1024, 2048):
+        for pad, offset in ((0, 0), (8, 0), (4, 0), (8, 4)):
+            storage = torch.randint(-8, 9, (rows * (length + pad) + offset,), device="cuda")
+            x = storage.to(dtype)[offset:].view(rows, length + pad)[:, :length]
+            exact = x.double()
+            expected_dtype = out_dtype or dtype
+            context = f"rows={rows} length={length} pad={pad} offset={offset}"
+            row_sums = torch.ops.reduce_opt.sum_v7(x, [-1], dtype=out_dtype)
+            assert torch.equal(row_sums, exact.sum(-1).to(expected_dtype)), context
+            total = torch.ops.reduce_opt.sum_v7(x[0], dtype=out_dtype)
+            assert torch.equal(total, exact[0].sum().to(expected_dtype)), context
+
+
+@requires_cuda
 @pytest.mark.parametrize(
     ("dtype", "numel", "block"),
     [

@@ -25,8 +25,9 @@ METHOD = (
     "elementwise kernel that writes x, which it leaves equal to the checked input) followed "
     "by the sum of x, on rotating buffers. The sum's time is reported as (producer + sum) - "
     "(producer alone), medians of the two graphs; both are in the JSON "
-    "(producer_plus_sum_us, producer_alone_us). The graphs of every peer and of the producer "
-    "alone replay in turns. "
+    "(producer_plus_sum_us, producer_alone_us). Each timed replay is queued right behind an "
+    "untimed replay of the same graph. The graphs of every peer and of the producer alone "
+    "replay in turns. "
     f"Sizes from 2^{MIN_LOG2}."
 )
 

@@ -6,8 +6,9 @@
 // picks the row, and each row finishes on its own counter. Every thread loads
 // in rounds of up to 4 vectors issued together (loads.cuh's round sums).
 // Launch shapes by size, from the graph-mode sweeps in benchmarks/NOTES.md:
-//  - one block, of as few warps as cover the input in one or two rounds,
-//    with 32-bit indices: no second stage at all;
+//  - one block, of as few warps as cover the input in one or two rounds
+//    (16-bit rows of 2^7-2^11 elements: 8-byte loads in twice the warps,
+//    Inductor's shape), with 32-bit indices: no second stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
 //    round a thread), finished by the last block to arrive, or, up to the
 //    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an

@@ -1,6 +1,7 @@
-// Global loads for sum_v7: the split of a span into vectors, 16-byte loads,
-// and the per-architecture facts its launch bounds need. (The cluster
-// hand-off, sm_90 and newer, is cluster_handoff.cuh.)
+// Global loads for sum_v7: the split of a span into vectors, 16-byte loads
+// (8-byte ones for a few small 16-bit sums), and the per-architecture facts
+// its launch bounds need. (The cluster hand-off, sm_90 and newer, is
+// cluster_handoff.cuh.)
 #pragma once
 
 #include <c10/util/BFloat16.h>
