@@ -108,6 +108,12 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
                       const LaunchContext& context) {
   const bool aligned = reinterpret_cast<uintptr_t>(problem.input) % kVectorBytes == 0 &&
                        (problem.rows == 1 || problem.row_stride % kElementsPerVector<InT> == 0);
+  int threads = one_block_threads(vectors, kLoads);
+  const bool whole_round =
+      aligned && problem.numel == int64_t(threads) * kLoads * kElementsPerVector<InT>;
+  auto kernel = whole_round ? one_block_sum_kernel<kLoads, RowFit::kWholeRound, InT, OutT>
+                : aligned   ? one_block_sum_kernel<kLoads, RowFit::kAligned, InT, OutT>
+                            : one_block_sum_kernel<kLoads, RowFit::kAny, InT, OutT>;
   // Inductor's shape at 16-bit 2^10: 256 threads of 8 bytes, where v7's 128
   // threads of 16 bytes ran 0.1 us longer on an H100. So a half-precision or
   // bfloat16 row that whole warps, up to kOneBlockThreads, hold in one 8-byte
@@ -117,22 +123,12 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   if constexpr (kLoads == 1 &&
                 (std::is_same_v<InT, c10::Half> || std::is_same_v<InT, c10::BFloat16>)) {
     constexpr int kPerHalf = kElementsPerVector<InT> / 2;
-    const int64_t halves = problem.numel / kPerHalf;
-    if (aligned && problem.numel % kPerHalf == 0 && halves % kWarpSize == 0 && halves > 0 &&
-        halves <= kOneBlockThreads) {
-      one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>
-          <<<problem.rows, int(halves), 0, context.stream>>>(problem.input, int(problem.numel),
-                                                             problem.row_stride, problem.result);
-      C10_CUDA_KERNEL_LAUNCH_CHECK();
-      return;
+    if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0 &&
+        problem.numel / kPerHalf <= kOneBlockThreads) {
+      kernel = one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>;
+      threads = int(problem.numel / kPerHalf);
     }
   }
-  const int threads = one_block_threads(vectors, kLoads);
-  const bool whole_round =
-      aligned && problem.numel == int64_t(threads) * kLoads * kElementsPerVector<InT>;
-  const auto kernel = whole_round ? one_block_sum_kernel<kLoads, RowFit::kWholeRound, InT, OutT>
-                      : aligned   ? one_block_sum_kernel<kLoads, RowFit::kAligned, InT, OutT>
-                                  : one_block_sum_kernel<kLoads, RowFit::kAny, InT, OutT>;
   kernel<<<problem.rows, threads, 0, context.stream>>>(problem.input, int(problem.numel),
                                                        problem.row_stride, problem.result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
