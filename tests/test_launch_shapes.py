@@ -63,9 +63,9 @@ LARGE_CHUNK_BYTES = 512 * 4 * 16
 
 
 @requires_cuda
-@pytest.mark.parametrize("l2_multiple", [8, pytest.param(64, marks=pytest.mark.large)])
+@pytest.mark.parametrize("l2_multiple", [2, pytest.param(64, marks=pytest.mark.large)])
 def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
-    """Up to 8x L2 a large sum reads from the end back; past that, the last L2 of
+    """Up to 2x L2 a large sum reads from the end back; past that, the last L2 of
     chunks first, wrapping to the start; past 64x L2 forward. int32 sums are exact,
     so a chunk read twice or skipped at the wrap shows as a wrong number: a chunk
     and an element either side of each edge, from an aligned and a misaligned start.
@@ -86,7 +86,7 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
 @requires_cuda
 @pytest.mark.parametrize("rows", [4, "sms"])
 def test_large_row_sums_read_each_row_in_its_own_rotation(rows, tmp_path, seed):
-    """Rows past 8x L2 in all, side by side in the contiguous class's one-wave split:
+    """Rows past 2x L2 in all, side by side in the contiguous class's one-wave split:
     each row rotates on its own, whether it holds more than an L2 of chunks (4 rows of
     3x L2, their starts off 16 bytes) or fewer (a row of 4 MB or more an SM, read
     forward from its start). Exact int32 sums against torch's."""
@@ -180,19 +180,20 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
 
 def mid_split_blocks(numel, dtype, sms):
     """The mid split's grid (launch_contiguous_sum): a block per chunk of 4 vectors
-    a thread (2,048), or of 2 (1,024) for types of 8 or more elements a vector
+    a thread (2,048), or of 2 (1,024) for types of 4 or more elements a vector
     while chunks of 4 would be fewer than the multiprocessors."""
     vectors = math.ceil(numel * dtype.itemsize / 16)
     wide = math.ceil(vectors / 2048)
-    return math.ceil(vectors / 1024) if dtype.itemsize <= 2 and wide < sms else wide
+    return math.ceil(vectors / 1024) if dtype.itemsize <= 4 and wide < sms else wide
 
 
 @requires_cuda
 @pytest.mark.parametrize(
     ("dtype", "numel", "blocks"),
     [
-        (torch.float32, 2**18, 32),
-        (torch.float32, 2**18 + 1, 33),
+        (torch.float32, 2**18, 64),
+        (torch.float32, 2**18 + 1, 65),
+        (torch.int32, 2**18 - 3, 64),
         (torch.bfloat16, 2**19, 64),
         (torch.bfloat16, 2**18 + 1, 33),
         (torch.int8, 2**19 + 1, 33),
@@ -200,19 +201,21 @@ def mid_split_blocks(numel, dtype, sms):
     ids=str,
 )
 def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
-    """Mid sizes: a 512-thread block per chunk, `blocks` of them on a GPU of more
-    multiprocessors than these sums' chunks of 4 loads a thread (at most 32); a
-    smaller GPU takes those chunks of 4 for the 16- and 8-bit types."""
+    """Mid sizes: a 512-thread block per chunk of 2 loads a thread, `blocks` of them
+    on a GPU of more multiprocessors than these sums' chunks of 4 loads (at most
+    33); a smaller GPU takes those chunks of 4 (float64's chunks are 4 always)."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     sms = torch.cuda.get_device_properties(x.device).multi_processor_count
-    expected = blocks if sms > 32 else mid_split_blocks(numel, dtype, sms)
+    expected = blocks if sms > 33 else mid_split_blocks(numel, dtype, sms)
     shapes = [(grid, block) for _, grid, block in kernels]
     assert shapes == [([expected, 1, 1], [512, 1, 1])], kernels
 
 
 @requires_cuda
-@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.int8], ids=str)
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.int32, torch.bfloat16, torch.float16, torch.int8], ids=str
+)
 @pytest.mark.parametrize(
     ("wide_blocks_over_sms", "vectors_over", "offset"),
     [(-1, 0, 0), (0, 0, 0), (0, -1023, 1), (-1, -1, 1)],
@@ -221,10 +224,11 @@ def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
 def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
     dtype, wide_blocks_over_sms, vectors_over, offset, tmp_path
 ):
-    """16- and 8-bit mid sums take chunks of 2 loads a thread (1,024 vectors) while
-    chunks of 4 (2,048 vectors) would be fewer than the multiprocessors, and chunks
-    of 4 from there on; either side of the boundary, a whole number of chunks and
-    not, from an aligned pointer and from one that needs a scalar head."""
+    """Mid sums of 4-, 2- and 1-byte types take chunks of 2 loads a thread (1,024
+    vectors) while chunks of 4 (2,048 vectors) would be fewer than the
+    multiprocessors, and chunks of 4 from there on; either side of the boundary, a
+    whole number of chunks and not, from an aligned pointer and from one that needs
+    a scalar head."""
     device = torch.device("cuda", torch.cuda.current_device())
     sms = torch.cuda.get_device_properties(device).multi_processor_count
     per_vector = 16 // dtype.itemsize
@@ -245,11 +249,11 @@ def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
 @pytest.mark.parametrize(
     ("dtype", "numel", "blocks"),
     [
-        (torch.float32, 2**14 + 4, 3),
-        (torch.float32, 2**16, 8),
+        (torch.float32, 2**14 + 4, 5),
+        (torch.float32, 2**15, 8),
         (torch.bfloat16, 2**16, 8),
         (torch.float64, 2**13 + 2, 3),
-        (torch.int32, 2**16, 8),
+        (torch.int32, 2**16, 16),
         (torch.float32, 2**17, 16),
         (torch.bfloat16, 2**17 - 7, 16),
     ],
@@ -259,8 +263,9 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
     """Up to 8 mid-size chunks (the portable cluster size): one cluster_sum_kernel
     launch on Hopper and newer; up to 16 where the GPU runs such clusters, as an
     H100 and an H200 (sm_90) do. The chunk kernel with its in-kernel finish before them.
-    On other Hopper-and-newer GPUs, a 16-bit sum of more chunks than their clusters
-    hold may take chunks of 4 loads instead (launch_contiguous_sum)."""
+    On other Hopper-and-newer GPUs, a sum of 4-byte or narrower elements in more
+    chunks than their clusters hold may take chunks of 4 loads instead
+    (launch_contiguous_sum); GPUs without clusters take the mid split's grid."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     capability = torch.cuda.get_device_capability(x.device)
@@ -269,10 +274,12 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
         expected = ("cluster_sum_kernel",)
     elif capability[0] >= 9:
         expected = ("cluster_sum_kernel", "contiguous_sum_kernel")
-        if dtype.itemsize <= 2:  # clusters of 8 at most: chunks of 4 loads (2,048 vectors) fit
+        if dtype.itemsize <= 4:  # clusters of 8 at most: chunks of 4 loads (2,048 vectors) fit
             grids.append(math.ceil(math.ceil(numel * dtype.itemsize / 16) / 2048))
     else:
         expected = ("contiguous_sum_kernel",)
+        sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+        grids = [mid_split_blocks(numel, dtype, sms)]
     assert len(kernels) == 1 and any(name in kernels[0][0] for name in expected), kernels
     assert kernels[0][1] in [[grid, 1, 1] for grid in grids], kernels
     assert kernels[0][2] == [512, 1, 1], kernels
@@ -281,12 +288,18 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("dtype", "numel"), [(torch.bfloat16, 2**18), (torch.float16, 2**18 - 9), (torch.int8, 2**19)]
+    ("dtype", "numel"),
+    [
+        (torch.float32, 2**17),
+        (torch.bfloat16, 2**18),
+        (torch.float16, 2**18 - 9),
+        (torch.int8, 2**19),
+    ],
 )
 def test_chunks_of_4_loads_where_they_fit_one_cluster_and_2_do_not(dtype, numel, tmp_path):
-    """16- and 8-bit mid sums take chunks of 2 loads a thread, unless those are more
-    than a cluster holds and chunks of 4 are not (or chunks of 4 give every
-    multiprocessor a block): on an sm_90 GPU (clusters of 16), 2^18 bfloat16
+    """Mid sums of 4-, 2- and 1-byte types take chunks of 2 loads a thread, unless
+    those are more than a cluster holds and chunks of 4 are not (or chunks of 4 give
+    every multiprocessor a block): on an sm_90 GPU (clusters of 16), 2^18 bfloat16
     elements are one cluster of 16 chunks of 4, not 32 chunks of 2."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")

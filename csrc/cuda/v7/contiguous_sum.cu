@@ -39,6 +39,16 @@ constexpr int kOneBlockRounds = 2;
 constexpr int64_t kOneBlockMaxVectors =
     int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
 
+// The 8-byte one-block loads let L1 allocate in blocks of up to this many
+// threads (16-bit 2^10 and below). In graphs, without L1::no_allocate: H100
+// fp16 2^10 1.51 us instead of 1.56 (0.954x -> 0.998x Inductor), bf16 1.51
+// instead of 1.57, 2^9 1.38 instead of 1.48; H200 fp16 and bf16 2^10 1.31
+// and 1.30 instead of 1.38. At 512 threads (2^11) the same loads cost 0.09
+// us on an H100 (1.75 against 1.66) and 0.03-0.04 on an H200, and the
+// 16-byte loads 3-15% everywhere (benchmarks/NOTES.md, sessions 27 and 28).
+// Why the block size turns it is not known.
+constexpr int kFewWarpsOfHalvesMaxThreads = 256;
+
 // How a row of the one-block shape meets the vectors, as the host sees it:
 // kAny (any start: a scalar head, vectors, a scalar tail); kAligned (every
 // row starts on a vector boundary: no head, so the first load's address needs
@@ -47,8 +57,9 @@ constexpr int64_t kOneBlockMaxVectors =
 // kLoads vectors each: no tail, and no clamp or bound before the loads, whose
 // addresses then depend on the thread alone); kWholeRoundOfHalves (a
 // half-precision or bfloat16 row as kWholeRound, but in 8-byte HalfVectors,
-// one a thread, kLoads 1).
-enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves };
+// one a thread, kLoads 1); kFewWarpsOfHalves (the same in a block of up to
+// kFewWarpsOfHalvesMaxThreads, with loads that may allocate in L1).
+enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kFewWarpsOfHalves };
 
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
 // smallest sizes (one round), kLoadsPerRound up to two rounds. One vector a
@@ -67,11 +78,15 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     // The same bits as the other fits give this row (whole_round_sum).
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
     sum = whole_round_sum<AccT, kLoads>(vectors + thread, threads);
-  } else if constexpr (kFit == RowFit::kWholeRoundOfHalves) {
+  } else if constexpr (kFit == RowFit::kWholeRoundOfHalves || kFit == RowFit::kFewWarpsOfHalves) {
     // Not the other fits' bits for this row (each thread adds 4 elements,
-    // not 8), but the same bits call after call.
+    // not 8), but the same bits call after call, and the same for both of
+    // these fits: whole_round_sum's one load and add to +0.
+    static_assert(kLoads == 1, "one half vector a thread");
+    constexpr L1Fill kL1Fill =
+        kFit == RowFit::kFewWarpsOfHalves ? L1Fill::kAllocate : L1Fill::kNoAllocate;
     const auto* halves = reinterpret_cast<const HalfVector<InT>*>(input);
-    sum = whole_round_sum<AccT, kLoads>(halves + thread, threads);
+    sum += vector_sum<AccT>(load_streaming<kL1Fill>(halves + thread));
   } else {
     constexpr int kVec = kElementsPerVector<InT>;
     const auto [head, num_vectors, tail_begin] =
@@ -125,8 +140,10 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
     constexpr int kPerHalf = kElementsPerVector<InT> / 2;
     if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0 &&
         problem.numel / kPerHalf <= kOneBlockThreads) {
-      kernel = one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>;
       threads = int(problem.numel / kPerHalf);
+      kernel = threads <= kFewWarpsOfHalvesMaxThreads
+                   ? one_block_sum_kernel<1, RowFit::kFewWarpsOfHalves, InT, OutT>
+                   : one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>;
     }
   }
   kernel<<<problem.rows, threads, 0, context.stream>>>(problem.input, int(problem.numel),
@@ -150,8 +167,12 @@ int64_t chunk_count(int64_t vectors) {
 }
 
 // Large sums read their chunks from the end (thread_share_of_row) while the
-// bytes they read are at most this many times the L2.
-constexpr int64_t kFromEndL2Multiple = 8;
+// bytes they read are at most this many times the L2. At 8, 2^26 elements
+// (2.6-5x the L2) read from the end too, where the tail first is faster
+// after a producer: fp32 85.6 us instead of 87.9 on an H100 (61.2 instead
+// of 62.7 on an H200), bf16 41.8 instead of 42.8 (31.2, 31.7); graphs level
+// (benchmarks/NOTES.md, session 28).
+constexpr int64_t kFromEndL2Multiple = 2;
 
 // Larger sums up to this many times the L2 read the row's last L2 of chunks
 // first, then the rest forward (thread_share_of_row); past it, where that
@@ -159,15 +180,16 @@ constexpr int64_t kFromEndL2Multiple = 8;
 constexpr int64_t kTailFirstL2Multiple = 64;
 
 // Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
-// holds 8 or more elements, whose conversions and adds hold a thread's block
-// sum back behind its last load; twice the blocks then finish sooner (bf16
-// 2^18 on an H100, finished through L2: 3.22 us against 3.62, measured
-// before that size went to a cluster). fp32 gains nothing from it
-// (benchmarks/NOTES.md). Only while chunks of kLoadsPerRound would leave
-// multiprocessors without a block: beyond that, twice the blocks add only
-// their fixed instructions (launch_contiguous_sum).
+// holds 4 or more elements, whose conversions and adds hold a thread's block
+// sum back behind its last load; twice the blocks then finish sooner. bf16
+// 2^18 on an H100, finished through L2: 3.22 us against 3.62 (measured before
+// that size went to a cluster); fp32 2^18 in the graph: 3.00 us against 3.09
+// on an H200 (0.962x -> 0.990x Inductor) and 3.12 against 3.17 on an H100
+// (benchmarks/NOTES.md, session 28). float64 keeps 4. Only while chunks of
+// kLoadsPerRound would leave multiprocessors without a block: beyond that,
+// twice the blocks add only their fixed instructions (launch_contiguous_sum).
 template <typename InT>
-constexpr int kNarrowChunkLoads = kElementsPerVector<InT> >= 8 ? 2 : kLoadsPerRound;
+constexpr int kNarrowChunkLoads = kElementsPerVector<InT> >= 4 ? 2 : kLoadsPerRound;
 
 // Row `row` as 16-byte vectors (split_into_vectors) and this thread's
 // scalar head and tail elements, which block 0's threads read and the others
@@ -407,8 +429,8 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   constexpr int kNarrowLoads = kNarrowChunkLoads<InT>;
   if (launch_in_one_cluster<kNarrowLoads>(problem, vectors, context)) return;
   if constexpr (kNarrowLoads != kLoadsPerRound) {
-    // Narrow chunks too many for a cluster, wide ones few enough (16-bit
-    // types up to 2^18 elements): the cluster finish saves more than the
+    // Narrow chunks too many for a cluster, wide ones few enough (up to 2^18
+    // 16-bit elements, 2^17 4-byte ones): the cluster finish saves more than the
     // wider chunks cost (bf16 2^18 on an H100: 2.87 us, against 3.24 for 32
     // chunks of 2 loads finished through mailboxes; benchmarks/NOTES.md).
     if (launch_in_one_cluster<kLoadsPerRound>(problem, vectors, context)) return;
@@ -428,9 +450,9 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
       one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);
   // From the end up to kFromEndL2Multiple x L2: after a producer, 2^24
   // float32 elements (64 MB, 1.3x an H100's L2) took 20.2 us instead of 21.4
-  // and 2^26 87.9 instead of 88.9; at 2^28-2^30 the same order cost 0.3-1.2%
-  // (benchmarks/NOTES.md, session 12), and mid sizes, L2-resident anyway,
-  // keep the forward order.
+  // forward (benchmarks/NOTES.md, session 12), and 20.1 instead of 20.4 with
+  // the tail first; bf16 2^24 9.1 instead of 9.6 (session 28). Mid sizes,
+  // L2-resident anyway, keep the forward order.
   // Beyond that, up to kTailFirstL2Multiple x L2, the last L2's worth of
   // chunks first, then the rest forward: after a producer those hit in L2,
   // where a forward sweep evicts them before it gets there. fp32 2^28 took

@@ -68,20 +68,29 @@ constexpr int min_blocks_per_sm() {
 // contiguous sum, 4-6% in the row sums, 5-7% in the column sums, 2.5% at
 // 2^22 in the mid split; the H100 was level in each once the kernels were
 // tuned (benchmarks/NOTES.md, sessions 5, 24 and 25).
+//
+// kL1Fill kAllocate drops the L1 hint, for the 8-byte loads of one-block
+// 16-bit sums in blocks of up to 256 threads only (contiguous_sum.cu says
+// what it gained there and cost elsewhere).
+enum class L1Fill { kNoAllocate, kAllocate };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc.L1::no_allocate"
 #else
 #define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc"
 #endif
-template <typename T, int kSize>
+template <L1Fill kL1Fill = L1Fill::kNoAllocate, typename T, int kSize>
 __device__ __forceinline__
     AlignedVector<T, kSize> load_streaming(const AlignedVector<T, kSize>* address) {
   static_assert(sizeof(T) * kSize == 16 || sizeof(T) * kSize == 8, "16- or 8-byte loads");
+  static_assert(kL1Fill == L1Fill::kNoAllocate || sizeof(T) * kSize == 8,
+                "L1-allocating loads are measured for 8 bytes only");
   std::conditional_t<sizeof(T) * kSize == 16, uint4, uint2> bits;
   if constexpr (sizeof(bits) == 16) {
     asm(TORCH_REDUCE_V7_LOAD_STREAMING ".v4.u32 {%0, %1, %2, %3}, [%4];"
         : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
         : "l"(address));
+  } else if constexpr (kL1Fill == L1Fill::kAllocate) {
+    asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(bits.x), "=r"(bits.y) : "l"(address));
   } else {
     asm(TORCH_REDUCE_V7_LOAD_STREAMING ".v2.u32 {%0, %1}, [%2];"
         : "=r"(bits.x), "=r"(bits.y)
