@@ -170,8 +170,10 @@ int64_t chunk_count(int64_t vectors) {
 // bytes they read are at most this many times the L2. At 8, 2^26 elements
 // (2.6-5x the L2) read from the end too, where the tail first is faster
 // after a producer: fp32 85.6 us instead of 87.9 on an H100 (61.2 instead
-// of 62.7 on an H200), bf16 41.8 instead of 42.8 (31.2, 31.7); graphs level
-// (benchmarks/NOTES.md, session 28).
+// of 62.7 on an H200), bf16 41.8 instead of 42.8 (31.2, 31.7). In graphs
+// the H200 and H100 fp32 were level; H100 bf16 2^26 took 46.0-46.2 us
+// instead of 45.5-45.6, still ahead of Inductor (benchmarks/NOTES.md,
+// session 28).
 constexpr int64_t kFromEndL2Multiple = 2;
 
 // Larger sums up to this many times the L2 read the row's last L2 of chunks
