@@ -63,9 +63,9 @@ LARGE_CHUNK_BYTES = 512 * 4 * 16
 
 
 @requires_cuda
-@pytest.mark.parametrize("l2_multiple", [2, pytest.param(64, marks=pytest.mark.large)])
+@pytest.mark.parametrize("l2_multiple", [4, pytest.param(64, marks=pytest.mark.large)])
 def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
-    """Up to 2x L2 a large sum reads from the end back; past that, the last L2 of
+    """Up to 4x L2 a large sum reads from the end back; past that, the last L2 of
     chunks first, wrapping to the start; past 64x L2 forward. int32 sums are exact,
     so a chunk read twice or skipped at the wrap shows as a wrong number: a chunk
     and an element either side of each edge, from an aligned and a misaligned start.
@@ -86,7 +86,7 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
 @requires_cuda
 @pytest.mark.parametrize("rows", [4, "sms"])
 def test_large_row_sums_read_each_row_in_its_own_rotation(rows, tmp_path, seed):
-    """Rows past 2x L2 in all, side by side in the contiguous class's one-wave split:
+    """Rows past 4x L2 in all, side by side in the contiguous class's one-wave split:
     each row rotates on its own, whether it holds more than an L2 of chunks (4 rows of
     3x L2, their starts off 16 bytes) or fewer (a row of 4 MB or more an SM, read
     forward from its start). Exact int32 sums against torch's."""

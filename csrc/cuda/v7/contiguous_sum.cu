@@ -167,14 +167,14 @@ int64_t chunk_count(int64_t vectors) {
 }
 
 // Large sums read their chunks from the end (thread_share_of_row) while the
-// bytes they read are at most this many times the L2. At 8, 2^26 elements
-// (2.6-5x the L2) read from the end too, where the tail first is faster
-// after a producer: fp32 85.6 us instead of 87.9 on an H100 (61.2 instead
-// of 62.7 on an H200), bf16 41.8 instead of 42.8 (31.2, 31.7). In graphs
-// the H200 and H100 fp32 were level; H100 bf16 2^26 took 46.0-46.2 us
-// instead of 45.5-45.6, still ahead of Inductor (benchmarks/NOTES.md,
-// session 28).
-constexpr int64_t kFromEndL2Multiple = 2;
+// bytes they read are at most this many times the L2. fp32 2^26 (256 MB,
+// 4.3-5x the L2) reads its tail first instead: after a producer 85.4-85.7 us
+// instead of 87.8-87.9 on an H100 (61.1-61.4 instead of 62.7-62.8 on an
+// H200), graphs within 0.1%. At 16-bit 2^26 (128 MB, 2.1-2.6x) the tail
+// first also gained after a producer (H100 41.8-42.1 against 42.8-42.9) but
+// cost the H100's graph 1.2% (46.0-46.3 against 45.5-45.6 us, 98.7% of the
+// fastest read), so it reads from the end (benchmarks/NOTES.md, session 28).
+constexpr int64_t kFromEndL2Multiple = 4;
 
 // Larger sums up to this many times the L2 read the row's last L2 of chunks
 // first, then the rest forward (thread_share_of_row); past it, where that
