@@ -1,0 +1,91 @@
+"""Graph time of Inductor and sum_v7 over whole-tensor sums, with the rotating
+buffers placed at several offsets inside one slab of device memory.
+
+On an H200, Inductor's 16-bit 2^20 sum took 3.34 us a call in one full run and
+3.52 in another, with sum_v7 at 3.51 in both; on one machine four fresh
+processes agreed to 0.01 us, and there fp16 and bf16 differed by 0.14 us for
+Inductor alone (benchmarks/NOTES.md, session 28, call 8). No autotuning picks
+Inductor's kernel there. This asks whether where the inputs lie moves either
+peer: the graph scenario's rotation (benchmarks.context.rotation), its buffers
+carved from one slab at a common shift (a multiple of 16 bytes, so both peers
+keep their vector paths), each placement timed in turns, Inductor compiled once
+per case. Every buffer is checked against a float64 sum first.
+
+    PYTHONPATH=$PWD python benchmarks/experiments/placement_ab.py /tmp/placement.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import torch
+
+import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.context import DeviceInfo, Settings, rotation
+from benchmarks.inputs import Case, dtype_name
+from benchmarks.peers import inductor
+from benchmarks.timing import graphs
+
+CASES = [(20, torch.float16), (20, torch.bfloat16), (22, torch.bfloat16), (20, torch.float32)]
+# Bytes from a 2 MiB boundary: aligned, a DRAM page or two along, half a large
+# page, and an odd multiple of 16 (a sector boundary off every power of two).
+SHIFTS = [0, 4096, 65536, 1 << 20, 16 * 4099]
+SETTINGS = Settings(eager_min_run_time=0.0, replays=10, max_calls=8192)
+SLAB_ALIGNMENT = 2 << 20
+
+
+def carved_buffers(numel: int, dtype: torch.dtype, copies: int, shift: int) -> list[torch.Tensor]:
+    """`copies` random inputs of `numel` elements, the first `shift` bytes past a
+    2 MiB boundary of one slab, each the next whole 2 MiB further on."""
+    nbytes = numel * dtype.itemsize
+    pitch = math.ceil(nbytes / SLAB_ALIGNMENT) * SLAB_ALIGNMENT
+    slab = torch.empty(pitch * copies + SLAB_ALIGNMENT + shift, dtype=torch.uint8, device="cuda")
+    start = -slab.data_ptr() % SLAB_ALIGNMENT + shift
+    buffers = []
+    for copy in range(copies):
+        raw = slab[start + copy * pitch : start + copy * pitch + nbytes]
+        buffer = raw.view(dtype)
+        buffer.copy_(torch.randn(numel, device="cuda").to(dtype))
+        buffers.append(buffer)
+    return buffers
+
+
+def checked(fn, x: torch.Tensor, what: str) -> None:
+    """fn(x) is x's sum, to the tests' bound for 16-bit inputs."""
+    expected = x.double().sum()
+    error = (abs(fn(x).double() - expected) / x.double().abs().sum()).item()
+    if error > 1e-3:
+        raise AssertionError(f"{what}: relative error {error:.3g}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="JSON file for {case: {placement: us per call}}")
+    args = parser.parse_args()
+    device_info = DeviceInfo.of(torch.device("cuda"))
+    result: dict[str, dict[str, float]] = {}
+    for log2, dtype in CASES:
+        numel = 1 << log2
+        name = f"{dtype_name(dtype)} 2^{log2}"
+        plan = rotation(numel * dtype.itemsize, numel * dtype.itemsize, device_info, SETTINGS)
+        case = Case(
+            name, dtype, lambda device, n=numel, t=dtype: torch.randn(n, device=device).to(t)
+        )
+        peers = {"Inductor": inductor(case), "sum_v7": torch.ops.reduce_opt.sum_v7}
+        steps = {}
+        for shift in SHIFTS:
+            buffers = carved_buffers(numel, dtype, plan.buffers, shift)
+            for peer, fn in peers.items():
+                checked(fn, buffers[0], f"{peer} {name} +{shift}")
+                steps[f"{peer} +{shift}"] = lambda i, fn=fn, b=buffers: fn(b[i % len(b)])
+        timings = graphs(steps, calls=plan.calls, replays=SETTINGS.replays)
+        result[name] = {step: timings[step].median_us for step in steps}
+        print(name, " ".join(f"{step}: {us:.2f}" for step, us in result[name].items()), flush=True)
+    args.out.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
