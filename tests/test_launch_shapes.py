@@ -172,6 +172,19 @@ def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, t
 
 
 @requires_cuda
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize(("numel", "fit"), [(2**7, 4), (2**10, 4), (2**11, 3)])
+def test_16_bit_half_vector_loads_allocate_in_l1_up_to_256_threads(dtype, numel, fit, tmp_path):
+    """The 8-byte one-block loads go through L1 in blocks of up to 256 threads
+    (RowFit::kFewWarpsOfHalves, the enum's value 4) and keep L1::no_allocate at 512
+    (kWholeRoundOfHalves, 3): the split that contiguous_sum.cu measured. The kernel
+    name carries the fit as a cast enum value."""
+    x = torch.randn(numel, device="cuda").to(dtype)
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    assert len(kernels) == 1 and f"RowFit){fit}," in kernels[0][0], kernels
+
+
+@requires_cuda
 def test_past_the_one_block_shape_the_sum_splits(tmp_path):
     x = torch.randn(2**14 + 4, device="cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
@@ -203,7 +216,8 @@ def mid_split_blocks(numel, dtype, sms):
 def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
     """Mid sizes: a 512-thread block per chunk of 2 loads a thread, `blocks` of them
     on a GPU of more multiprocessors than these sums' chunks of 4 loads (at most
-    33); a smaller GPU takes those chunks of 4 (float64's chunks are 4 always)."""
+    33); a smaller GPU takes the mid split's grid for its multiprocessors
+    (mid_split_blocks)."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     sms = torch.cuda.get_device_properties(x.device).multi_processor_count
@@ -238,7 +252,7 @@ def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     blocks = mid_split_blocks(x.numel(), dtype, sms)
     # Where those chunks are few enough for one cluster, the cluster kernel takes
-    # them (GPUs of 17 or fewer multiprocessors, none of them Hopper-class).
+    # them (GPUs of 16 or fewer multiprocessors, none of them Hopper-class).
     if blocks > 16:
         shapes = [(grid, block) for _, grid, block in kernels]
         assert shapes == [([blocks, 1, 1], [512, 1, 1])], kernels
@@ -263,22 +277,24 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
     """Up to 8 mid-size chunks (the portable cluster size): one cluster_sum_kernel
     launch on Hopper and newer; up to 16 where the GPU runs such clusters, as an
     H100 and an H200 (sm_90) do. The chunk kernel with its in-kernel finish before them.
-    On other Hopper-and-newer GPUs, a sum of 4-byte or narrower elements in more
-    chunks than their clusters hold may take chunks of 4 loads instead
+    On other Hopper-and-newer GPUs (clusters of 8), a sum of 4-byte or narrower
+    elements in more chunks than their clusters hold may take a cluster of chunks of
+    4 loads instead, or the mid split's grid where those are too many as well
     (launch_contiguous_sum); GPUs without clusters take the mid split's grid."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     capability = torch.cuda.get_device_capability(x.device)
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count
     grids = [blocks]
     if capability[0] >= 9 and (blocks <= 8 or capability == (9, 0)):
         expected = ("cluster_sum_kernel",)
     elif capability[0] >= 9:
         expected = ("cluster_sum_kernel", "contiguous_sum_kernel")
-        if dtype.itemsize <= 4:  # clusters of 8 at most: chunks of 4 loads (2,048 vectors) fit
+        if dtype.itemsize <= 4:  # clusters of 8 at most: chunks of 4 loads (2,048 vectors)
             grids.append(math.ceil(math.ceil(numel * dtype.itemsize / 16) / 2048))
+            grids.append(mid_split_blocks(numel, dtype, sms))
     else:
         expected = ("contiguous_sum_kernel",)
-        sms = torch.cuda.get_device_properties(x.device).multi_processor_count
         grids = [mid_split_blocks(numel, dtype, sms)]
     assert len(kernels) == 1 and any(name in kernels[0][0] for name in expected), kernels
     assert kernels[0][1] in [[grid, 1, 1] for grid in grids], kernels

@@ -42,11 +42,12 @@ constexpr int64_t kOneBlockMaxVectors =
 // The 8-byte one-block loads let L1 allocate in blocks of up to this many
 // threads (16-bit 2^10 and below). In graphs, without L1::no_allocate: H100
 // fp16 2^10 1.51 us instead of 1.56 (0.954x -> 0.998x Inductor), bf16 1.51
-// instead of 1.57, 2^9 1.38 instead of 1.48; H200 fp16 and bf16 2^10 1.31
-// and 1.30 instead of 1.38. At 512 threads (2^11) the same loads cost 0.09
-// us on an H100 (1.75 against 1.66) and 0.03-0.04 on an H200, and the
-// 16-byte loads 3-15% everywhere (benchmarks/NOTES.md, sessions 27 and 28).
-// Why the block size turns it is not known.
+// instead of 1.57, fp16 2^9 1.38 instead of 1.48; H200 fp16 and bf16 2^10
+// 1.31 and 1.30 instead of 1.38 (benchmarks/NOTES.md, session 28; single
+// sums, row sums of these lengths untimed). At 512 threads (2^11) the same
+// loads cost 0.09 us on an H100 (1.75 against 1.66) and 0.03-0.04 on an
+// H200, and on an H200 every 16-byte load lost 3-15% without the hint
+// (session 27). Why the block size turns it is not known.
 constexpr int kFewWarpsOfHalvesMaxThreads = 256;
 
 // How a row of the one-block shape meets the vectors, as the host sees it:
@@ -80,13 +81,12 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     sum = whole_round_sum<AccT, kLoads>(vectors + thread, threads);
   } else if constexpr (kFit == RowFit::kWholeRoundOfHalves || kFit == RowFit::kFewWarpsOfHalves) {
     // Not the other fits' bits for this row (each thread adds 4 elements,
-    // not 8), but the same bits call after call, and the same for both of
-    // these fits: whole_round_sum's one load and add to +0.
+    // not 8), but the same bits call after call.
     static_assert(kLoads == 1, "one half vector a thread");
     constexpr L1Fill kL1Fill =
         kFit == RowFit::kFewWarpsOfHalves ? L1Fill::kAllocate : L1Fill::kNoAllocate;
     const auto* halves = reinterpret_cast<const HalfVector<InT>*>(input);
-    sum += vector_sum<AccT>(load_streaming<kL1Fill>(halves + thread));
+    sum = whole_round_sum<AccT, kLoads, kL1Fill>(halves + thread, threads);
   } else {
     constexpr int kVec = kElementsPerVector<InT>;
     const auto [head, num_vectors, tail_begin] =
@@ -168,12 +168,13 @@ int64_t chunk_count(int64_t vectors) {
 
 // Large sums read their chunks from the end (thread_share_of_row) while the
 // bytes they read are at most this many times the L2. fp32 2^26 (256 MB,
-// 4.3-5x the L2) reads its tail first instead: after a producer 85.4-85.7 us
-// instead of 87.8-87.9 on an H100 (61.1-61.4 instead of 62.7-62.8 on an
-// H200), graphs within 0.1%. At 16-bit 2^26 (128 MB, 2.1-2.6x) the tail
-// first also gained after a producer (H100 41.8-42.1 against 42.8-42.9) but
-// cost the H100's graph 1.2% (46.0-46.3 against 45.5-45.6 us, 98.7% of the
-// fastest read), so it reads from the end (benchmarks/NOTES.md, session 28).
+// 4.3-5.1x the L2) reads its tail first instead: after a producer 85.1-85.7
+// us instead of 87.8-87.9 on an H100 (61.1-61.7 instead of 62.7-63.6 on an
+// H200); in graphs 0.1-0.3% slower (H100 87.65-87.86 against 87.55-87.68).
+// At 16-bit 2^26 (128 MB, 2.1-2.6x) the tail first also gained after a
+// producer (H100 41.8-42.1 against 42.8-43.2) but cost the H100's graph 1.2%
+// (46.0-46.3 against 45.5-45.6 us, 98.7% of the fastest read), so it reads
+// from the end (benchmarks/NOTES.md, session 28).
 constexpr int64_t kFromEndL2Multiple = 4;
 
 // Larger sums up to this many times the L2 read the row's last L2 of chunks
@@ -185,9 +186,11 @@ constexpr int64_t kTailFirstL2Multiple = 64;
 // holds 4 or more elements, whose conversions and adds hold a thread's block
 // sum back behind its last load; twice the blocks then finish sooner. bf16
 // 2^18 on an H100, finished through L2: 3.22 us against 3.62 (measured before
-// that size went to a cluster); fp32 2^18 in the graph: 3.00 us against 3.09
-// on an H200 (0.962x -> 0.990x Inductor) and 3.12 against 3.17 on an H100
-// (benchmarks/NOTES.md, session 28). float64 keeps 4. Only while chunks of
+// that size went to a cluster; benchmarks/NOTES.md); fp32 2^18 in the graph:
+// 3.00 us against 3.09 on an H200 (0.962x -> 0.990x Inductor) and 3.12
+// against 3.17 on an H100 (session 28). int32 takes them on fp32's evidence
+// (not timed before; 1.04x Inductor at 2^18 after, H100); float64, 2 a
+// vector, was never timed with them and keeps 4. Only while chunks of
 // kLoadsPerRound would leave multiprocessors without a block: beyond that,
 // twice the blocks add only their fixed instructions (launch_contiguous_sum).
 template <typename InT>
@@ -431,10 +434,12 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   constexpr int kNarrowLoads = kNarrowChunkLoads<InT>;
   if (launch_in_one_cluster<kNarrowLoads>(problem, vectors, context)) return;
   if constexpr (kNarrowLoads != kLoadsPerRound) {
-    // Narrow chunks too many for a cluster, wide ones few enough (up to 2^18
-    // 16-bit elements, 2^17 4-byte ones): the cluster finish saves more than the
-    // wider chunks cost (bf16 2^18 on an H100: 2.87 us, against 3.24 for 32
-    // chunks of 2 loads finished through mailboxes; benchmarks/NOTES.md).
+    // Narrow chunks too many for a cluster, wide ones few enough (with
+    // clusters of 16: 16-bit sums up to 2^18 elements, 4-byte ones up to
+    // 2^17): the cluster finish saves more than the wider chunks cost (bf16
+    // 2^18 on an H100: 2.87 us, against 3.24 for 32 chunks of 2 loads
+    // finished through mailboxes; benchmarks/NOTES.md). fp32 2^17 was timed
+    // only this way.
     if (launch_in_one_cluster<kLoadsPerRound>(problem, vectors, context)) return;
     // Narrow chunks only while the wide ones would leave multiprocessors
     // idle. Past that, the blocks' fixed instructions (the edges, the block
@@ -452,7 +457,7 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
       one_wave<large>(kChunkThreads, context.device, context.sm_count), finish.partials_capacity);
   // From the end up to kFromEndL2Multiple x L2: after a producer, 2^24
   // float32 elements (64 MB, 1.3x an H100's L2) took 20.2 us instead of 21.4
-  // forward (benchmarks/NOTES.md, session 12), and 20.1 instead of 20.4 with
+  // forward (benchmarks/NOTES.md, session 12), and 20.0-20.1 instead of 20.4 with
   // the tail first; bf16 2^24 9.1 instead of 9.6 (session 28). Mid sizes,
   // L2-resident anyway, keep the forward order.
   // Beyond that, up to kTailFirstL2Multiple x L2, the last L2's worth of

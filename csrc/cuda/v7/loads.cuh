@@ -83,7 +83,7 @@ __device__ __forceinline__
     AlignedVector<T, kSize> load_streaming(const AlignedVector<T, kSize>* address) {
   static_assert(sizeof(T) * kSize == 16 || sizeof(T) * kSize == 8, "16- or 8-byte loads");
   static_assert(kL1Fill == L1Fill::kNoAllocate || sizeof(T) * kSize == 8,
-                "L1-allocating loads are measured for 8 bytes only");
+                "L1-allocating 16-byte loads lost 3-15% (NOTES, session 27)");
   std::conditional_t<sizeof(T) * kSize == 16, uint4, uint2> bits;
   if constexpr (sizeof(bits) == 16) {
     asm(TORCH_REDUCE_V7_LOAD_STREAMING ".v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -179,12 +179,12 @@ __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count,
 // one pointer and fixed offsets (immediates where `stride` is a constant):
 // no clamp and no bound. The adds it keeps are round_sum's, in its order,
 // from the same +0: the same bits.
-template <typename AccT, int kLoads, typename InT, int kSize>
+template <typename AccT, int kLoads, L1Fill kL1Fill = L1Fill::kNoAllocate, typename InT, int kSize>
 __device__ __forceinline__ AccT round_sum_from(const AlignedVector<InT, kSize>* vectors, int from,
                                                int stride) {
   AlignedVector<InT, kSize> batch[kLoads];
 #pragma unroll
-  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming(vectors + u * stride);
+  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming<kL1Fill>(vectors + u * stride);
   AccT sum = AccT(0);
 #pragma unroll
   for (int u = 0; u < kLoads; ++u) {
@@ -195,10 +195,10 @@ __device__ __forceinline__ AccT round_sum_from(const AlignedVector<InT, kSize>* 
 
 // One round where every vector is there (`vectors` already at the thread's
 // first): round_sum_from with nothing to skip.
-template <typename AccT, int kLoads, typename InT, int kSize>
+template <typename AccT, int kLoads, L1Fill kL1Fill = L1Fill::kNoAllocate, typename InT, int kSize>
 __device__ __forceinline__ AccT whole_round_sum(const AlignedVector<InT, kSize>* vectors,
                                                 int stride) {
-  return round_sum_from<AccT, kLoads>(vectors, std::numeric_limits<int>::min(), stride);
+  return round_sum_from<AccT, kLoads, kL1Fill>(vectors, std::numeric_limits<int>::min(), stride);
 }
 
 // A partial written by another block of the same kernel: read from L2, where
