@@ -9,7 +9,8 @@ Inductor's kernel there. This asks whether where the inputs lie moves either
 peer: the graph scenario's rotation (benchmarks.context.rotation), its buffers
 carved from one slab at a common shift (a multiple of 16 bytes, so both peers
 keep their vector paths), each placement timed in turns, Inductor compiled once
-per case. Every buffer is checked against a float64 sum first.
+per case. Each placement's first buffer is checked first (benchmarks.check, the
+benchmark's own reference and bound).
 
     PYTHONPATH=$PWD python benchmarks/experiments/placement_ab.py /tmp/placement.json
 """
@@ -24,9 +25,11 @@ from pathlib import Path
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.check import reference, verify
 from benchmarks.context import DeviceInfo, Settings, rotation
-from benchmarks.inputs import Case, dtype_name
+from benchmarks.inputs import Case, dtype_name, flat_case
 from benchmarks.peers import inductor
+from benchmarks.scenarios.common import rotating_calls
 from benchmarks.timing import graphs
 
 CASES = [(20, torch.float16), (20, torch.bfloat16), (22, torch.bfloat16), (20, torch.float32)]
@@ -37,28 +40,21 @@ SETTINGS = Settings(eager_min_run_time=0.0, replays=10, max_calls=8192)
 SLAB_ALIGNMENT = 2 << 20
 
 
-def carved_buffers(numel: int, dtype: torch.dtype, copies: int, shift: int) -> list[torch.Tensor]:
-    """`copies` random inputs of `numel` elements, the first `shift` bytes past a
-    2 MiB boundary of one slab, each the next whole 2 MiB further on."""
-    nbytes = numel * dtype.itemsize
+def carved_buffers(case: Case, copies: int, shift: int) -> list[torch.Tensor]:
+    """`copies` fresh inputs of `case`, the first `shift` bytes past a 2 MiB
+    boundary of one slab, each the next whole 2 MiB further on."""
+    device = torch.device("cuda")
+    first = case.make(device)
+    nbytes = first.numel() * first.element_size()
     pitch = math.ceil(nbytes / SLAB_ALIGNMENT) * SLAB_ALIGNMENT
-    slab = torch.empty(pitch * copies + SLAB_ALIGNMENT + shift, dtype=torch.uint8, device="cuda")
+    slab = torch.empty(pitch * copies + SLAB_ALIGNMENT + shift, dtype=torch.uint8, device=device)
     start = -slab.data_ptr() % SLAB_ALIGNMENT + shift
     buffers = []
     for copy in range(copies):
-        raw = slab[start + copy * pitch : start + copy * pitch + nbytes]
-        buffer = raw.view(dtype)
-        buffer.copy_(torch.randn(numel, device="cuda").to(dtype))
+        buffer = slab[start + copy * pitch : start + copy * pitch + nbytes].view(first.dtype)
+        buffer.copy_(first if copy == 0 else case.make(device))
         buffers.append(buffer)
     return buffers
-
-
-def checked(fn, x: torch.Tensor, what: str) -> None:
-    """fn(x) is x's sum, to the tests' bound for 16-bit inputs."""
-    expected = x.double().sum()
-    error = (abs(fn(x).double() - expected) / x.double().abs().sum()).item()
-    if error > 1e-3:
-        raise AssertionError(f"{what}: relative error {error:.3g}")
 
 
 def main() -> None:
@@ -68,19 +64,20 @@ def main() -> None:
     device_info = DeviceInfo.of(torch.device("cuda"))
     result: dict[str, dict[str, float]] = {}
     for log2, dtype in CASES:
-        numel = 1 << log2
-        name = f"{dtype_name(dtype)} 2^{log2}"
-        plan = rotation(numel * dtype.itemsize, numel * dtype.itemsize, device_info, SETTINGS)
-        case = Case(
-            name, dtype, lambda device, n=numel, t=dtype: torch.randn(n, device=device).to(t)
-        )
+        case = flat_case(log2, dtype)
+        name = f"{dtype_name(dtype)} {case.label}"
+        nbytes = (1 << log2) * dtype.itemsize
+        plan = rotation(nbytes, nbytes, device_info, SETTINGS)
         peers = {"Inductor": inductor(case), "sum_v7": torch.ops.reduce_opt.sum_v7}
         steps = {}
         for shift in SHIFTS:
-            buffers = carved_buffers(numel, dtype, plan.buffers, shift)
+            buffers = carved_buffers(case, plan.buffers, shift)
+            expected = reference(buffers[0], None, False)
             for peer, fn in peers.items():
-                checked(fn, buffers[0], f"{peer} {name} +{shift}")
-                steps[f"{peer} +{shift}"] = lambda i, fn=fn, b=buffers: fn(b[i % len(b)])
+                wrong = verify(fn(buffers[0]), expected)
+                if wrong is not None:
+                    raise AssertionError(f"{peer} {name} +{shift}: {wrong}")
+                steps[f"{peer} +{shift}"] = rotating_calls(fn, buffers)
         timings = graphs(steps, calls=plan.calls, replays=SETTINGS.replays)
         result[name] = {step: timings[step].median_us for step in steps}
         print(name, " ".join(f"{step}: {us:.2f}" for step, us in result[name].items()), flush=True)
