@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 import torch
@@ -19,8 +20,8 @@ from conftest import (
 # shapes past 4,096.
 ONE_BLOCK_VECTOR_EDGES = [1, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025]
 ONE_BLOCK_VECTOR_EDGES += [2047, 2048, 2049, 4095, 4096, 4097]
-# float16 and bfloat16 rows of whole warps of 8-byte halves, one a thread (2^7, 2^10
-# and 2^11 elements: 32, 256 and 512 threads).
+# float16 and bfloat16 rows of whole warps of 8-byte halves (2^7, 2^10, 2^11 and
+# 2^12 elements: 32 and 256 threads of one, 256 threads of 2 and of 4).
 ONE_BLOCK_VECTOR_EDGES += [16, 128, 256]
 
 
@@ -127,12 +128,12 @@ def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
 @pytest.mark.parametrize("out_dtype", [None, torch.float32], ids=str)
 @pytest.mark.parametrize("rows", [1, 5, 64])
 def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
-    """Rows of 2^7, 2^10 and 2^11 small integers (the 8-byte one-block shape where a
-    row starts on 16 bytes: row padding 0 and 8 elements; 4, or a 4-element storage
-    offset, keep the 16-byte shape), summed over the last dim and in full, as the
-    row's dtype and as float32: the exact sum rounded once, so an element dropped or
-    read twice shows."""
-    for length in (128, 1024, 2048):
+    """Rows of 2^7, 2^10, 1,920, 2^11 and 2^12 small integers (the 8-byte one-block
+    shapes of one, 2 and 4 loads a thread, where a row starts on 16 bytes: row padding
+    0 and 8 elements; 4, or a 4-element storage offset, keep the 16-byte shape), summed
+    over the last dim and in full, as the row's dtype and as float32: the exact sum
+    rounded once, so an element dropped or read twice shows."""
+    for length in (128, 1024, 1920, 2048, 4096):
         for pad, offset in ((0, 0), (8, 0), (4, 0), (8, 4)):
             storage = torch.randint(-8, 9, (rows * (length + pad) + offset,), device="cuda")
             x = storage.to(dtype)[offset:].view(rows, length + pad)[:, :length]
@@ -156,16 +157,22 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
         (torch.float32, 2**13, 512),
         (torch.float32, 2**14, 512),
         (torch.bfloat16, 2**10, 256),
-        (torch.bfloat16, 2**11, 512),
+        (torch.bfloat16, 2**11, 256),
+        (torch.bfloat16, 2**12, 256),
+        (torch.bfloat16, 2**12 + 64, 288),
         (torch.float16, 2**10, 256),
-        (torch.float16, 2**11, 512),
+        (torch.float16, 2**11, 256),
+        (torch.float16, 2**12, 256),
+        (torch.float16, 1920, 480),
     ],
     ids=str,
 )
 def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, tmp_path):
     """fp32: 2^10 and 2^11 elements are 256 and 512 vectors, one a thread; 2^12 two a
-    thread; 2^13 four a thread, and 2^14 two rounds of four. 16-bit 2^10 and 2^11: one
-    8-byte half vector a thread, Inductor's shape."""
+    thread; 2^13 four a thread, and 2^14 two rounds of four. 16-bit 2^10: one 8-byte
+    half vector a thread, Inductor's shape; 2^11 and 2^12 the same block, of 2 and 4;
+    other whole warps of halves up to 512 one a thread (1,920 elements: 480); past
+    2^12, 16-byte vectors again (4,160: 520 vectors, 2 a thread in 9 warps)."""
     x = torch.randn(numel, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert [(grid, block_) for _, grid, block_ in kernels] == [([1, 1, 1], [block, 1, 1])], kernels
@@ -173,15 +180,22 @@ def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, t
 
 @requires_cuda
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
-@pytest.mark.parametrize(("numel", "fit"), [(2**7, 4), (2**10, 4), (2**11, 3)])
-def test_16_bit_half_vector_loads_allocate_in_l1_up_to_256_threads(dtype, numel, fit, tmp_path):
-    """The 8-byte one-block loads go through L1 in blocks of up to 256 threads
-    (RowFit::kFewWarpsOfHalves, the enum's value 4) and keep L1::no_allocate at 512
-    (kWholeRoundOfHalves, 3): the split that contiguous_sum.cu measured. The kernel
-    name carries the fit as a cast enum value."""
+@pytest.mark.parametrize(
+    ("numel", "loads", "fit"),
+    [(2**7, 1, 4), (2**10, 1, 4), (1920, 1, 3), (2**11, 2, 3), (2**12, 4, 3)],
+)
+def test_16_bit_half_vector_loads_allocate_in_l1_only_one_a_thread(
+    dtype, numel, loads, fit, tmp_path
+):
+    """The 8-byte one-block loads go through L1 in blocks of up to 256 threads of one
+    load (RowFit::kFewWarpsOfHalves, the enum's value 4) and keep L1::no_allocate in
+    512 threads of one and 256 of 2 or 4 (kWholeRoundOfHalves, 3): the splits that
+    contiguous_sum.cu measured. The kernel name carries the loads a thread and the fit
+    (a cast enum value) as its first template arguments."""
     x = torch.randn(numel, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
-    assert len(kernels) == 1 and f"RowFit){fit}," in kernels[0][0], kernels
+    first_arguments = re.compile(rf"one_block_sum_kernel<{loads}, \([\w:() ]*RowFit\){fit},")
+    assert len(kernels) == 1 and first_arguments.search(kernels[0][0]), kernels
 
 
 @requires_cuda

@@ -7,8 +7,8 @@
 // in rounds of up to 4 vectors issued together (loads.cuh's round sums).
 // Launch shapes by size, from the graph-mode sweeps in benchmarks/NOTES.md:
 //  - one block, of as few warps as cover the input in one or two rounds
-//    (16-bit rows of 2^7-2^11 elements: 8-byte loads in twice the warps,
-//    Inductor's shape), with 32-bit indices: no second stage at all;
+//    (16-bit rows of 2^7-2^12 elements: 8-byte loads, in up to 256 threads),
+//    with 32-bit indices: no second stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
 //    round a thread), finished by the last block to arrive, or, up to the
 //    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an
@@ -39,15 +39,18 @@ constexpr int kOneBlockRounds = 2;
 constexpr int64_t kOneBlockMaxVectors =
     int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
 
-// The 8-byte one-block loads let L1 allocate in blocks of up to this many
-// threads (16-bit 2^10 and below). In graphs, without L1::no_allocate: H100
-// fp16 2^10 1.51 us instead of 1.56 (0.954x -> 0.998x Inductor), bf16 1.51
-// instead of 1.57, fp16 2^9 1.38 instead of 1.48; H200 fp16 and bf16 2^10
-// 1.31 and 1.30 instead of 1.38 (benchmarks/NOTES.md, session 28; single
-// sums, row sums of these lengths untimed). At 512 threads (2^11) the same
-// loads cost 0.09 us on an H100 (1.75 against 1.66) and 0.03-0.04 on an
-// H200, and on an H200 every 16-byte load lost 3-15% without the hint
-// (session 27). Why the block size turns it is not known.
+// 16-bit one-block sums in 8-byte loads take blocks of up to this many
+// threads, whose loads may allocate in L1 while each thread has one (16-bit
+// 2^10 and below). In graphs, without L1::no_allocate: H100 fp16 2^10 1.51 us
+// instead of 1.56 (0.954x -> 0.998x Inductor), bf16 1.51 instead of 1.57,
+// fp16 2^9 1.38 instead of 1.48; H200 fp16 and bf16 2^10 1.31 and 1.30
+// instead of 1.38 (benchmarks/NOTES.md, session 28; single sums, row sums of
+// these lengths untimed). At 512 threads (2^11) the same loads cost 0.09 us
+// on an H100 (1.75 against 1.66) and 0.03-0.04 on an H200, and on an H200
+// every 16-byte load lost 3-15% without the hint (session 27). 2^11 and 2^12
+// as 2 and 4 half vectors in 256 threads, with the hint: H200 1.48 and 1.56
+// us, against 1.51 and 1.60 in 512 threads of one 8- or 16-byte load; the
+// same shapes through L1 lost 0.19 us at 2^12 (session 29).
 constexpr int kFewWarpsOfHalvesMaxThreads = 256;
 
 // How a row of the one-block shape meets the vectors, as the host sees it:
@@ -58,8 +61,8 @@ constexpr int kFewWarpsOfHalvesMaxThreads = 256;
 // kLoads vectors each: no tail, and no clamp or bound before the loads, whose
 // addresses then depend on the thread alone); kWholeRoundOfHalves (a
 // half-precision or bfloat16 row as kWholeRound, but in 8-byte HalfVectors,
-// one a thread, kLoads 1); kFewWarpsOfHalves (the same in a block of up to
-// kFewWarpsOfHalvesMaxThreads, with loads that may allocate in L1).
+// kLoads a thread); kFewWarpsOfHalves (the same, one a thread, in a block of
+// up to kFewWarpsOfHalvesMaxThreads, with loads that may allocate in L1).
 enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kFewWarpsOfHalves };
 
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
@@ -80,9 +83,9 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
     sum = whole_round_sum<AccT, kLoads>(vectors + thread, threads);
   } else if constexpr (kFit == RowFit::kWholeRoundOfHalves || kFit == RowFit::kFewWarpsOfHalves) {
-    // Not the other fits' bits for this row (each thread adds 4 elements,
-    // not 8), but the same bits call after call.
-    static_assert(kLoads == 1, "one half vector a thread");
+    // Not the other fits' bits for this row (each thread adds 4 elements a
+    // load, not 8), but the same bits call after call.
+    static_assert(kFit == RowFit::kWholeRoundOfHalves || kLoads == 1, "one L1 load a thread");
     constexpr L1Fill kL1Fill =
         kFit == RowFit::kFewWarpsOfHalves ? L1Fill::kAllocate : L1Fill::kNoAllocate;
     const auto* halves = reinterpret_cast<const HalfVector<InT>*>(input);
@@ -131,19 +134,29 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
                             : one_block_sum_kernel<kLoads, RowFit::kAny, InT, OutT>;
   // Inductor's shape at 16-bit 2^10: 256 threads of 8 bytes, where v7's 128
   // threads of 16 bytes ran 0.1 us longer on an H100. So a half-precision or
-  // bfloat16 row that whole warps, up to kOneBlockThreads, hold in one 8-byte
-  // load a thread takes that block: in graphs on an H100, fp16 2^10 took
-  // 1.56 us instead of 1.58, 2^9 1.48 instead of 1.51, bf16 2^11 1.66
-  // instead of 1.67 (benchmarks/NOTES.md, session 27).
+  // bfloat16 row that whole warps hold in one 8-byte load a thread takes that
+  // block: in graphs on an H100, fp16 2^10 took 1.56 us instead of 1.58, 2^9
+  // 1.48 instead of 1.51, bf16 2^11 1.66 instead of 1.67 (benchmarks/NOTES.md,
+  // session 27). Rows of 2 or 4 such blocks' worth keep the block and load 2
+  // or 4 halves a thread (kFewWarpsOfHalvesMaxThreads).
   if constexpr (kLoads == 1 &&
                 (std::is_same_v<InT, c10::Half> || std::is_same_v<InT, c10::BFloat16>)) {
     constexpr int kPerHalf = kElementsPerVector<InT> / 2;
-    if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0 &&
-        problem.numel / kPerHalf <= kOneBlockThreads) {
-      threads = int(problem.numel / kPerHalf);
-      kernel = threads <= kFewWarpsOfHalvesMaxThreads
-                   ? one_block_sum_kernel<1, RowFit::kFewWarpsOfHalves, InT, OutT>
-                   : one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>;
+    const int64_t halves = problem.numel / kPerHalf;
+    if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0) {
+      if (halves <= kFewWarpsOfHalvesMaxThreads) {
+        threads = int(halves);
+        kernel = one_block_sum_kernel<1, RowFit::kFewWarpsOfHalves, InT, OutT>;
+      } else if (halves == 2 * kFewWarpsOfHalvesMaxThreads) {
+        threads = kFewWarpsOfHalvesMaxThreads;
+        kernel = one_block_sum_kernel<2, RowFit::kWholeRoundOfHalves, InT, OutT>;
+      } else if (halves == 4 * kFewWarpsOfHalvesMaxThreads) {
+        threads = kFewWarpsOfHalvesMaxThreads;
+        kernel = one_block_sum_kernel<4, RowFit::kWholeRoundOfHalves, InT, OutT>;
+      } else if (halves <= kOneBlockThreads) {
+        threads = int(halves);
+        kernel = one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>;
+      }
     }
   }
   kernel<<<problem.rows, threads, 0, context.stream>>>(problem.input, int(problem.numel),
