@@ -21,7 +21,7 @@ from conftest import (
 ONE_BLOCK_VECTOR_EDGES = [1, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025]
 ONE_BLOCK_VECTOR_EDGES += [2047, 2048, 2049, 4095, 4096, 4097]
 # float16 and bfloat16 rows of whole warps of 8-byte halves (2^7, 2^10, 2^11 and
-# 2^12 elements: 32 and 256 threads of one, 256 threads of 2 and of 4).
+# 2^12 elements: 32 threads of one, 128 of 2, 256 of 2 and of 4).
 ONE_BLOCK_VECTOR_EDGES += [16, 128, 256]
 
 
@@ -156,11 +156,11 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
         (torch.float32, 2**12, 512),
         (torch.float32, 2**13, 512),
         (torch.float32, 2**14, 512),
-        (torch.bfloat16, 2**10, 256),
+        (torch.bfloat16, 2**10, 128),
         (torch.bfloat16, 2**11, 256),
         (torch.bfloat16, 2**12, 256),
         (torch.bfloat16, 2**12 + 64, 288),
-        (torch.float16, 2**10, 256),
+        (torch.float16, 2**10, 128),
         (torch.float16, 2**11, 256),
         (torch.float16, 2**12, 256),
         (torch.float16, 1920, 480),
@@ -169,10 +169,10 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
 )
 def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, tmp_path):
     """fp32: 2^10 and 2^11 elements are 256 and 512 vectors, one a thread; 2^12 two a
-    thread; 2^13 four a thread, and 2^14 two rounds of four. 16-bit 2^10: one 8-byte
-    half vector a thread, Inductor's shape; 2^11 and 2^12 the same block, of 2 and 4;
-    other whole warps of halves up to 512 one a thread (1,920 elements: 480); past
-    2^12, 16-byte vectors again (4,160: 520 vectors, 2 a thread in 9 warps)."""
+    thread; 2^13 four a thread, and 2^14 two rounds of four. 16-bit 2^10: 2 8-byte half
+    vectors a thread; 2^11 and 2^12 twice the block, of 2 and 4; other whole warps of
+    halves up to 512 one a thread (1,920 elements: 480); past 2^12, 16-byte vectors
+    again (4,160: 520 vectors, 2 a thread in 9 warps)."""
     x = torch.randn(numel, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert [(grid, block_) for _, grid, block_ in kernels] == [([1, 1, 1], [block, 1, 1])], kernels
@@ -182,16 +182,14 @@ def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, t
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
 @pytest.mark.parametrize(
     ("numel", "loads", "fit"),
-    [(2**7, 1, 4), (2**10, 1, 4), (1920, 1, 3), (2**11, 2, 3), (2**12, 4, 3)],
+    [(2**7, 1, 4), (2**10, 2, 4), (1920, 1, 3), (2**11, 2, 3), (2**12, 4, 3)],
 )
-def test_16_bit_half_vector_loads_allocate_in_l1_only_one_a_thread(
-    dtype, numel, loads, fit, tmp_path
-):
-    """The 8-byte one-block loads go through L1 in blocks of up to 256 threads of one
-    load (RowFit::kFewWarpsOfHalves, the enum's value 4) and keep L1::no_allocate in
-    512 threads of one and 256 of 2 or 4 (kWholeRoundOfHalves, 3): the splits that
-    contiguous_sum.cu measured. The kernel name carries the loads a thread and the fit
-    (a cast enum value) as its first template arguments."""
+def test_16_bit_half_vector_loads_allocate_in_l1_up_to_2_kb(dtype, numel, loads, fit, tmp_path):
+    """The 8-byte one-block loads go through L1 for up to 256 halves in all (1 or 2 a
+    thread: RowFit::kFewWarpsOfHalves, the enum's value 4) and keep L1::no_allocate
+    past that (kWholeRoundOfHalves, 3): the splits that contiguous_sum.cu measured.
+    The kernel name carries the loads a thread and the fit (a cast enum value) as its
+    first template arguments."""
     x = torch.randn(numel, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     first_arguments = re.compile(rf"one_block_sum_kernel<{loads}, \([\w:() ]*RowFit\){fit},")

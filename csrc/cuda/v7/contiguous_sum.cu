@@ -50,7 +50,9 @@ constexpr int64_t kOneBlockMaxVectors =
 // every 16-byte load lost 3-15% without the hint (session 27). 2^11 and 2^12
 // as 2 and 4 half vectors in 256 threads, with the hint: H200 1.48 and 1.56
 // us, against 1.51 and 1.60 in 512 threads of one 8- or 16-byte load; the
-// same shapes through L1 lost 0.19 us at 2^12 (session 29).
+// same shapes through L1 lost 0.19 us at 2^12 (session 29). 2^10 as 2 half
+// vectors through L1 in 128 threads: H100 fp16 1.27 us instead of 1.29, bf16
+// 1.47 instead of 1.50 (0.98x -> 0.99x Inductor); with the hint 1.37-1.54.
 constexpr int kFewWarpsOfHalvesMaxThreads = 256;
 
 // How a row of the one-block shape meets the vectors, as the host sees it:
@@ -61,8 +63,8 @@ constexpr int kFewWarpsOfHalvesMaxThreads = 256;
 // kLoads vectors each: no tail, and no clamp or bound before the loads, whose
 // addresses then depend on the thread alone); kWholeRoundOfHalves (a
 // half-precision or bfloat16 row as kWholeRound, but in 8-byte HalfVectors,
-// kLoads a thread); kFewWarpsOfHalves (the same, one a thread, in a block of
-// up to kFewWarpsOfHalvesMaxThreads, with loads that may allocate in L1).
+// kLoads a thread); kFewWarpsOfHalves (the same, for at most
+// kFewWarpsOfHalvesMaxThreads halves, with loads that may allocate in L1).
 enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kFewWarpsOfHalves };
 
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
@@ -85,7 +87,6 @@ __global__ void __launch_bounds__(kOneBlockThreads)
   } else if constexpr (kFit == RowFit::kWholeRoundOfHalves || kFit == RowFit::kFewWarpsOfHalves) {
     // Not the other fits' bits for this row (each thread adds 4 elements a
     // load, not 8), but the same bits call after call.
-    static_assert(kFit == RowFit::kWholeRoundOfHalves || kLoads == 1, "one L1 load a thread");
     constexpr L1Fill kL1Fill =
         kFit == RowFit::kFewWarpsOfHalves ? L1Fill::kAllocate : L1Fill::kNoAllocate;
     const auto* halves = reinterpret_cast<const HalfVector<InT>*>(input);
@@ -137,14 +138,17 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   // bfloat16 row that whole warps hold in one 8-byte load a thread takes that
   // block: in graphs on an H100, fp16 2^10 took 1.56 us instead of 1.58, 2^9
   // 1.48 instead of 1.51, bf16 2^11 1.66 instead of 1.67 (benchmarks/NOTES.md,
-  // session 27). Rows of 2 or 4 such blocks' worth keep the block and load 2
-  // or 4 halves a thread (kFewWarpsOfHalvesMaxThreads).
+  // session 27). 2^10 takes half that block, and 2^11 and 2^12 the block of
+  // 2^10, each thread loading 2 or 4 halves (kFewWarpsOfHalvesMaxThreads).
   if constexpr (kLoads == 1 &&
                 (std::is_same_v<InT, c10::Half> || std::is_same_v<InT, c10::BFloat16>)) {
     constexpr int kPerHalf = kElementsPerVector<InT> / 2;
     const int64_t halves = problem.numel / kPerHalf;
     if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0) {
-      if (halves <= kFewWarpsOfHalvesMaxThreads) {
+      if (halves == kFewWarpsOfHalvesMaxThreads) {
+        threads = kFewWarpsOfHalvesMaxThreads / 2;
+        kernel = one_block_sum_kernel<2, RowFit::kFewWarpsOfHalves, InT, OutT>;
+      } else if (halves < kFewWarpsOfHalvesMaxThreads) {
         threads = int(halves);
         kernel = one_block_sum_kernel<1, RowFit::kFewWarpsOfHalves, InT, OutT>;
       } else if (halves == 2 * kFewWarpsOfHalvesMaxThreads) {
