@@ -15,8 +15,8 @@ from conftest import (
 )
 
 # The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): one load a
-# thread up to 512 vectors (a warp per 32), two up to 1,024 (a warp per 64), then
-# four (a warp per 128), a second round of four past 2,048, and the split
+# thread up to 512 vectors (a warp per 32; 16-bit 2^12), two up to 1,024 (a warp per
+# 64), then four (a warp per 128), a second round of four past 2,048, and the split
 # shapes past 4,096.
 ONE_BLOCK_VECTOR_EDGES = [1, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025]
 ONE_BLOCK_VECTOR_EDGES += [2047, 2048, 2049, 4095, 4096, 4097]
@@ -130,9 +130,10 @@ def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
 def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
     """Rows of 2^7, 2^10, 1,920, 2^11 and 2^12 small integers (the 8-byte one-block
     shapes of one, 2 and 4 loads a thread, where a row starts on 16 bytes: row padding
-    0 and 8 elements; 4, or a 4-element storage offset, keep the 16-byte shape), summed
-    over the last dim and in full, as the row's dtype and as float32: the exact sum
-    rounded once, so an element dropped or read twice shows."""
+    0 and 8 elements; a 4-element padding of more than one row, or a 4-element storage
+    offset, keeps the 16-byte shape), summed over the last dim and in full, as the
+    row's dtype and as float32: the exact sum rounded once, so an element dropped or
+    read twice shows."""
     for length in (128, 1024, 1920, 2048, 4096):
         for pad, offset in ((0, 0), (8, 0), (4, 0), (8, 4)):
             storage = torch.randint(-8, 9, (rows * (length + pad) + offset,), device="cuda")
@@ -184,16 +185,24 @@ def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, t
     ("numel", "loads", "fit"),
     [(2**7, 1, 4), (2**10, 2, 4), (1920, 1, 3), (2**11, 2, 3), (2**12, 4, 3)],
 )
-def test_16_bit_half_vector_loads_allocate_in_l1_up_to_2_kb(dtype, numel, loads, fit, tmp_path):
+@pytest.mark.parametrize("rows", [1, 5])
+def test_16_bit_half_vector_loads_allocate_in_l1_up_to_2_kb(
+    dtype, numel, loads, fit, rows, tmp_path
+):
     """The 8-byte one-block loads go through L1 for up to 256 halves in all (1 or 2 a
-    thread: RowFit::kFewWarpsOfHalves, the enum's value 4) and keep L1::no_allocate
-    past that (kWholeRoundOfHalves, 3): the splits that contiguous_sum.cu measured.
-    The kernel name carries the loads a thread and the fit (a cast enum value) as its
-    first template arguments."""
-    x = torch.randn(numel, device="cuda").to(dtype)
-    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    thread: RowFit::kL1Halves, the enum's value 4) and keep L1::no_allocate past that
+    (kWholeRoundOfHalves, 3): the splits that contiguous_sum.cu measured. The kernel
+    name carries the loads a thread and the fit (a cast enum value) as its first
+    template arguments. A full sum, and 5 rows 16 bytes apart summed over the last
+    dim: the same kernel, a block a row."""
+    x = torch.randn(rows, numel + 8, device="cuda").to(dtype)[:, :numel]
+    arguments = (x[0],) if rows == 1 else (x, [-1])
+    kernels = launched_kernels(
+        lambda: torch.ops.reduce_opt.sum_v7(*arguments), tmp_path / "trace.json"
+    )
     first_arguments = re.compile(rf"one_block_sum_kernel<{loads}, \([\w:() ]*RowFit\){fit},")
     assert len(kernels) == 1 and first_arguments.search(kernels[0][0]), kernels
+    assert kernels[0][1] == [rows, 1, 1], kernels
 
 
 @requires_cuda

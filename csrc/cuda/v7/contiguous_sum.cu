@@ -7,8 +7,9 @@
 // in rounds of up to 4 vectors issued together (loads.cuh's round sums).
 // Launch shapes by size, from the graph-mode sweeps in benchmarks/NOTES.md:
 //  - one block, of as few warps as cover the input in one or two rounds
-//    (16-bit rows of 2^7-2^12 elements: 8-byte loads, in up to 256 threads),
-//    with 32-bit indices: no second stage at all;
+//    (16-bit rows of whole warps of 8-byte loads up to 2^12 elements, 2^11
+//    and 2^12 in 256 threads of 2 and 4), with 32-bit indices: no second
+//    stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
 //    round a thread), finished by the last block to arrive, or, up to the
 //    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an
@@ -39,21 +40,28 @@ constexpr int kOneBlockRounds = 2;
 constexpr int64_t kOneBlockMaxVectors =
     int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
 
-// 16-bit one-block sums in 8-byte loads take blocks of up to this many
-// threads, whose loads may allocate in L1 while each thread has one (16-bit
-// 2^10 and below). In graphs, without L1::no_allocate: H100 fp16 2^10 1.51 us
-// instead of 1.56 (0.954x -> 0.998x Inductor), bf16 1.51 instead of 1.57,
-// fp16 2^9 1.38 instead of 1.48; H200 fp16 and bf16 2^10 1.31 and 1.30
-// instead of 1.38 (benchmarks/NOTES.md, session 28; single sums, row sums of
-// these lengths untimed). At 512 threads (2^11) the same loads cost 0.09 us
-// on an H100 (1.75 against 1.66) and 0.03-0.04 on an H200, and on an H200
-// every 16-byte load lost 3-15% without the hint (session 27). 2^11 and 2^12
-// as 2 and 4 half vectors in 256 threads, with the hint: H200 1.48 and 1.56
-// us, against 1.51 and 1.60 in 512 threads of one 8- or 16-byte load; the
-// same shapes through L1 lost 0.19 us at 2^12 (session 29). 2^10 as 2 half
-// vectors through L1 in 128 threads: H100 fp16 1.27 us instead of 1.29, bf16
-// 1.47 instead of 1.50 (0.98x -> 0.99x Inductor); with the hint 1.37-1.54.
-constexpr int kFewWarpsOfHalvesMaxThreads = 256;
+// 16-bit one-block sums in 8-byte loads (HalfVectors): their loads may
+// allocate in L1 while a block's loads are at most this many halves (2 KB);
+// past that they keep L1::no_allocate. Rows of 512 and 1024 halves take
+// kHalfVectorBlockThreads threads of 2 and 4 loads (graph mode,
+// benchmarks/NOTES.md):
+//  - session 28, one half a thread: through L1, H100 fp16 2^10 1.51 us
+//    instead of 1.56 (0.954x -> 0.998x Inductor), bf16 1.51 instead of 1.57,
+//    fp16 2^9 1.38 instead of 1.48; H200 2^10 1.30-1.31 instead of 1.38. At
+//    512 threads (2^11, 4 KB) the same loads cost 0.09 us on an H100 and
+//    0.03-0.04 on an H200; on an H200 every 16-byte load lost 3-15% without
+//    the hint (session 27).
+//  - session 29, runs of other machines (other times for the same shapes):
+//    2^11 and 2^12 in 256 threads of 2 and 4 halves with the hint, H100 1.62
+//    and 1.73-1.74 us against 1.65 and 1.78 in 512 threads of one 8- or
+//    16-byte load (0.98-0.99x -> 1.01x Inductor), H200 1.47-1.48 and
+//    1.55-1.56 against 1.51 and 1.60; through L1 the 4 KB level, the 8 KB
+//    0.18 us slower. 2^10 in 128 threads of 2 halves through L1: H100 fp16
+//    1.27 against 1.29, bf16 1.47 against 1.49 (0.96-0.98x -> 0.975-0.994x),
+//    H200 fp16 1.11 against 1.13, bf16 1.27 against 1.29; with the hint
+//    1.375 and 1.545 on the H100.
+constexpr int kL1AllocatingMaxHalves = 256;
+constexpr int kHalfVectorBlockThreads = 256;
 
 // How a row of the one-block shape meets the vectors, as the host sees it:
 // kAny (any start: a scalar head, vectors, a scalar tail); kAligned (every
@@ -63,15 +71,15 @@ constexpr int kFewWarpsOfHalvesMaxThreads = 256;
 // kLoads vectors each: no tail, and no clamp or bound before the loads, whose
 // addresses then depend on the thread alone); kWholeRoundOfHalves (a
 // half-precision or bfloat16 row as kWholeRound, but in 8-byte HalfVectors,
-// kLoads a thread); kFewWarpsOfHalves (the same, for at most
-// kFewWarpsOfHalvesMaxThreads halves, with loads that may allocate in L1).
-enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kFewWarpsOfHalves };
+// kLoads a thread); kL1Halves (the same, for at most kL1AllocatingMaxHalves
+// halves, with loads that may allocate in L1).
+enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kL1Halves };
 
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
-// smallest sizes (one round), kLoadsPerRound up to two rounds. One vector a
-// thread over more threads is what Inductor launches at 2^10 fp32 (256
-// threads), where 64 threads of 4 loads each were 0.2-0.3 us slower
-// (benchmarks/NOTES.md).
+// smallest sizes (one round; 16-bit half vectors up to 4), kLoadsPerRound up
+// to two rounds. One vector a thread over more threads is what Inductor
+// launches at 2^10 fp32 (256 threads), where 64 threads of 4 loads each were
+// 0.2-0.3 us slower (benchmarks/NOTES.md).
 template <int kLoads, RowFit kFit, typename InT, typename OutT>
 __global__ void __launch_bounds__(kOneBlockThreads)
     one_block_sum_kernel(const InT* rows, int numel, int64_t row_stride, OutT* results) {
@@ -84,11 +92,12 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     // The same bits as the other fits give this row (whole_round_sum).
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
     sum = whole_round_sum<AccT, kLoads>(vectors + thread, threads);
-  } else if constexpr (kFit == RowFit::kWholeRoundOfHalves || kFit == RowFit::kFewWarpsOfHalves) {
+  } else if constexpr (kFit == RowFit::kWholeRoundOfHalves || kFit == RowFit::kL1Halves) {
     // Not the other fits' bits for this row (each thread adds 4 elements a
     // load, not 8), but the same bits call after call.
-    constexpr L1Fill kL1Fill =
-        kFit == RowFit::kFewWarpsOfHalves ? L1Fill::kAllocate : L1Fill::kNoAllocate;
+    static_assert(kLoads == 1 || kLoads == 2 || kLoads == 4);
+    static_assert(kFit != RowFit::kL1Halves || kLoads <= 2, "at most 2 KB through L1");
+    constexpr L1Fill kL1Fill = kFit == RowFit::kL1Halves ? L1Fill::kAllocate : L1Fill::kNoAllocate;
     const auto* halves = reinterpret_cast<const HalfVector<InT>*>(input);
     sum = whole_round_sum<AccT, kLoads, kL1Fill>(halves + thread, threads);
   } else {
@@ -133,29 +142,28 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   auto kernel = whole_round ? one_block_sum_kernel<kLoads, RowFit::kWholeRound, InT, OutT>
                 : aligned   ? one_block_sum_kernel<kLoads, RowFit::kAligned, InT, OutT>
                             : one_block_sum_kernel<kLoads, RowFit::kAny, InT, OutT>;
-  // Inductor's shape at 16-bit 2^10: 256 threads of 8 bytes, where v7's 128
-  // threads of 16 bytes ran 0.1 us longer on an H100. So a half-precision or
-  // bfloat16 row that whole warps hold in one 8-byte load a thread takes that
-  // block: in graphs on an H100, fp16 2^10 took 1.56 us instead of 1.58, 2^9
-  // 1.48 instead of 1.51, bf16 2^11 1.66 instead of 1.67 (benchmarks/NOTES.md,
-  // session 27). 2^10 takes half that block, and 2^11 and 2^12 the block of
-  // 2^10, each thread loading 2 or 4 halves (kFewWarpsOfHalvesMaxThreads).
+  // 16-bit rows of whole warps of 8-byte half vectors: Inductor's load,
+  // where v7's 16-byte loads ran 0.1 us longer at 2^10 on an H100
+  // (benchmarks/NOTES.md, session 27). 2^10 as 128 threads of 2 halves
+  // through L1, 2^11 and 2^12 as 256 threads of 2 and 4 with the hint, other
+  // counts up to 512 halves one a thread (kL1AllocatingMaxHalves).
   if constexpr (kLoads == 1 &&
                 (std::is_same_v<InT, c10::Half> || std::is_same_v<InT, c10::BFloat16>)) {
+    static_assert(kL1AllocatingMaxHalves % (2 * kWarpSize) == 0, "whole warps of 2 halves");
     constexpr int kPerHalf = kElementsPerVector<InT> / 2;
     const int64_t halves = problem.numel / kPerHalf;
     if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0) {
-      if (halves == kFewWarpsOfHalvesMaxThreads) {
-        threads = kFewWarpsOfHalvesMaxThreads / 2;
-        kernel = one_block_sum_kernel<2, RowFit::kFewWarpsOfHalves, InT, OutT>;
-      } else if (halves < kFewWarpsOfHalvesMaxThreads) {
+      if (halves == kL1AllocatingMaxHalves) {
+        threads = kL1AllocatingMaxHalves / 2;
+        kernel = one_block_sum_kernel<2, RowFit::kL1Halves, InT, OutT>;
+      } else if (halves < kL1AllocatingMaxHalves) {
         threads = int(halves);
-        kernel = one_block_sum_kernel<1, RowFit::kFewWarpsOfHalves, InT, OutT>;
-      } else if (halves == 2 * kFewWarpsOfHalvesMaxThreads) {
-        threads = kFewWarpsOfHalvesMaxThreads;
+        kernel = one_block_sum_kernel<1, RowFit::kL1Halves, InT, OutT>;
+      } else if (halves == 2 * kHalfVectorBlockThreads) {
+        threads = kHalfVectorBlockThreads;
         kernel = one_block_sum_kernel<2, RowFit::kWholeRoundOfHalves, InT, OutT>;
-      } else if (halves == 4 * kFewWarpsOfHalvesMaxThreads) {
-        threads = kFewWarpsOfHalvesMaxThreads;
+      } else if (halves == 4 * kHalfVectorBlockThreads) {
+        threads = kHalfVectorBlockThreads;
         kernel = one_block_sum_kernel<4, RowFit::kWholeRoundOfHalves, InT, OutT>;
       } else if (halves <= kOneBlockThreads) {
         threads = int(halves);

@@ -70,8 +70,8 @@ constexpr int min_blocks_per_sm() {
 // tuned (benchmarks/NOTES.md, sessions 5, 24 and 25).
 //
 // kL1Fill kAllocate drops the L1 hint, for the 8-byte loads of one-block
-// 16-bit sums in blocks of up to 256 threads only (contiguous_sum.cu says
-// what it gained there and cost elsewhere).
+// 16-bit sums of at most 256 half vectors (2 KB) only (contiguous_sum.cu
+// says what it gained there and cost elsewhere).
 enum class L1Fill { kNoAllocate, kAllocate };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc.L1::no_allocate"
