@@ -33,10 +33,11 @@ from pathlib import Path
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
-from benchmarks.check import reference, verify
+from benchmarks.check import reference
 from benchmarks.context import DeviceInfo, Settings, rotation
 from benchmarks.inputs import Case, dtype_name
 from benchmarks.peers import inductor, torch_sum
+from benchmarks.runner import check_call
 from benchmarks.scenarios.common import rotating_calls
 from benchmarks.timing import graphs
 
@@ -87,8 +88,8 @@ SCENARIO_SETTINGS = Settings(eager_min_run_time=0.0, replays=10, max_calls=8192)
 
 
 def checked(fn, x: torch.Tensor, what: str) -> None:
-    """fn(x) is x's sum over the last dim, to the benchmark's own bound (benchmarks.check)."""
-    wrong = verify(fn(x), reference(x, (-1,), False))
+    """fn(x) is x's sum over the last dim, to the benchmark's own bound (check_call)."""
+    wrong = check_call(fn, x, reference(x, (-1,), False))
     if wrong is not None:
         raise AssertionError(f"{what}: {wrong}")
 

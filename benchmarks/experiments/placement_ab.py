@@ -9,8 +9,8 @@ Inductor's kernel there. This asks whether where the inputs lie moves either
 peer: the graph scenario's rotation (benchmarks.context.rotation), its buffers
 carved from one slab at a common shift (a multiple of 16 bytes, so both peers
 keep their vector paths), each placement timed in turns, Inductor compiled once
-per case. Each placement's first buffer is checked first (benchmarks.check, the
-benchmark's own reference and bound).
+per case. Each placement's first buffer is checked first (benchmarks.runner's
+check_call: the benchmark's own reference, bound and error report).
 
 Session 29 (call 2, H200) found Inductor at 3.34-3.37 or 3.52-3.55 us by
 placement, with sum_v7 at 3.47-3.54, and the fp16/bf16 split at 2^10, where
@@ -35,11 +35,12 @@ from pathlib import Path
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
-from benchmarks.check import reference, verify
+from benchmarks.check import reference
 from benchmarks.cli import parse_dtypes, parse_sizes
 from benchmarks.context import DeviceInfo, Settings, rotation
 from benchmarks.inputs import Case, dtype_name, flat_case
 from benchmarks.peers import inductor
+from benchmarks.runner import check_call
 from benchmarks.scenarios.common import rotating_calls
 from benchmarks.timing import graphs
 
@@ -91,7 +92,7 @@ def main() -> None:
             buffers = carved_buffers(case, plan.buffers, shift)
             expected = reference(buffers[0], None, False)
             for peer, fn in peers.items():
-                wrong = verify(fn(buffers[0]), expected)
+                wrong = check_call(fn, buffers[0], expected)
                 if wrong is not None:
                     raise AssertionError(f"{peer} {name} +{shift}: {wrong}")
                 for capture in range(args.captures):

@@ -62,6 +62,7 @@ constexpr int64_t kOneBlockMaxVectors =
 //    1.375 and 1.545 on the H100.
 constexpr int kL1AllocatingMaxHalves = 256;
 constexpr int kHalfVectorBlockThreads = 256;
+static_assert(kL1AllocatingMaxHalves % (2 * kWarpSize) == 0, "whole warps of 2 halves");
 
 // How a row of the one-block shape meets the vectors, as the host sees it:
 // kAny (any start: a scalar head, vectors, a scalar tail); kAligned (every
@@ -149,7 +150,6 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   // counts up to 512 halves one a thread (kL1AllocatingMaxHalves).
   if constexpr (kLoads == 1 &&
                 (std::is_same_v<InT, c10::Half> || std::is_same_v<InT, c10::BFloat16>)) {
-    static_assert(kL1AllocatingMaxHalves % (2 * kWarpSize) == 0, "whole warps of 2 halves");
     constexpr int kPerHalf = kElementsPerVector<InT> / 2;
     const int64_t halves = problem.numel / kPerHalf;
     if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0) {
