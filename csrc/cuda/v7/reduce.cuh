@@ -37,6 +37,15 @@ __device__ __forceinline__ AccT sum_over_warps(AccT value, unsigned warps) {
   __syncthreads();
   if (warp == 0) {
     value = lane < warps ? warpLevelSums[lane] : AccT(0);
+    // As few shuffle steps as `warps` need, where only the launch knows it
+    // (one_block_sum_kernel): kMaxWarps's steps past them only add zeros,
+    // a shuffle's latency each. A constant `warps` folds this away.
+    if constexpr (kMaxWarps > 4) {
+      if (warps <= 4) return warp_sum<4>(value);
+    }
+    if constexpr (kMaxWarps > 8) {
+      if (warps <= 8) return warp_sum<8>(value);
+    }
     value = warp_sum<kMaxWarps>(value);
   }
   return value;
