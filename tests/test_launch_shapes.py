@@ -152,8 +152,11 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
     ("dtype", "numel", "block"),
     [
         (torch.float32, 4, 32),
-        (torch.float32, 2**10, 256),
-        (torch.float32, 2**11, 512),
+        (torch.float32, 2**10, 128),
+        (torch.float32, 2**11, 256),
+        (torch.int32, 2**10, 128),
+        (torch.float32, 1152, 288),
+        (torch.float32, 2**9, 128),
         (torch.float32, 2**12, 512),
         (torch.float32, 2**13, 512),
         (torch.float32, 2**14, 512),
@@ -169,11 +172,12 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
     ids=str,
 )
 def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, tmp_path):
-    """fp32: 2^10 and 2^11 elements are 256 and 512 vectors, one a thread; 2^12 two a
-    thread; 2^13 four a thread, and 2^14 two rounds of four. 16-bit 2^10: 2 8-byte half
-    vectors a thread; 2^11 and 2^12 twice the block, of 2 and 4; other whole warps of
-    halves up to 512 one a thread (1,920 elements: 480); past 2^12, 16-byte vectors
-    again (4,160: 520 vectors, 2 a thread in 9 warps)."""
+    """fp32: 2^10 and 2^11 elements are 256 and 512 vectors, two a thread in half as
+    many threads (int32 the same); 1,152 (288 vectors, 9 warps, odd) and 2^9 (128) one
+    a thread; 2^12 two a thread; 2^13 four a thread, and 2^14 two rounds of four.
+    16-bit 2^10: 2 8-byte half vectors a thread; 2^11 and 2^12 twice the block, of 2
+    and 4; other whole warps of halves up to 512 one a thread (1,920 elements: 480);
+    past 2^12, 16-byte vectors again (4,160: 520 vectors, 2 a thread in 9 warps)."""
     x = torch.randn(numel, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert [(grid, block_) for _, grid, block_ in kernels] == [([1, 1, 1], [block, 1, 1])], kernels

@@ -64,6 +64,10 @@ constexpr int kL1AllocatingMaxHalves = 256;
 constexpr int kHalfVectorBlockThreads = 256;
 static_assert(kL1AllocatingMaxHalves % (2 * kWarpSize) == 0, "whole warps of 2 halves");
 
+// 4-byte one-round rows of at least this many 16-byte vectors take 2 a thread
+// (launch_one_block).
+constexpr int kTwoLoadMinVectors = 256;
+
 // How a row of the one-block shape meets the vectors, as the host sees it:
 // kAny (any start: a scalar head, vectors, a scalar tail); kAligned (every
 // row starts on a vector boundary: no head, so the first load's address needs
@@ -78,9 +82,9 @@ enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kL1Halves 
 
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
 // smallest sizes (one round; 16-bit half vectors up to 4), kLoadsPerRound up
-// to two rounds. One vector a thread over more threads is what Inductor
-// launches at 2^10 fp32 (256 threads), where 64 threads of 4 loads each were
-// 0.2-0.3 us slower (benchmarks/NOTES.md).
+// to two rounds. At 2^10 fp32 Inductor launches 256 threads of one vector;
+// 64 threads of 4 loads each were 0.2-0.3 us slower, 128 of 2 0.02 us faster
+// (benchmarks/NOTES.md, session 30).
 template <int kLoads, RowFit kFit, typename InT, typename OutT>
 __global__ void __launch_bounds__(kOneBlockThreads)
     one_block_sum_kernel(const InT* rows, int numel, int64_t row_stride, OutT* results) {
@@ -90,7 +94,9 @@ __global__ void __launch_bounds__(kOneBlockThreads)
   const int threads = blockDim.x;
   AccT sum = AccT(0);
   if constexpr (kFit == RowFit::kWholeRound) {
-    // The same bits as the other fits give this row (whole_round_sum).
+    // The same bits as the other fits give this row (whole_round_sum) at the
+    // same block size; 4-byte rows of 256 or more vectors run in half the
+    // threads (launch_one_block), the same bits call after call.
     const auto* vectors = reinterpret_cast<const Vector<InT>*>(input);
     sum = whole_round_sum<AccT, kLoads>(vectors + thread, threads);
   } else if constexpr (kFit == RowFit::kWholeRoundOfHalves || kFit == RowFit::kL1Halves) {
@@ -143,6 +149,17 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   auto kernel = whole_round ? one_block_sum_kernel<kLoads, RowFit::kWholeRound, InT, OutT>
                 : aligned   ? one_block_sum_kernel<kLoads, RowFit::kAligned, InT, OutT>
                             : one_block_sum_kernel<kLoads, RowFit::kAny, InT, OutT>;
+  // 4-byte rows of kTwoLoadMinVectors or more vectors in one round: half the
+  // threads, 2 loads each (fewer threads of more loads, as the 16-bit rows
+  // below). H100 graph, fp32 2^10 1.58 us against 1.60, int32 1.60 against
+  // 1.62; 2^11 level; 2^9 in 64 threads 0.01 us slower (benchmarks/NOTES.md,
+  // session 30). Whole warps only: sum_over_warps counts threads / 32.
+  if constexpr (kLoads == 1 && sizeof(InT) == 4) {
+    if (whole_round && threads >= kTwoLoadMinVectors && threads % (2 * kWarpSize) == 0) {
+      threads /= 2;
+      kernel = one_block_sum_kernel<2, RowFit::kWholeRound, InT, OutT>;
+    }
+  }
   // 16-bit rows of whole warps of 8-byte half vectors: Inductor's load,
   // where v7's 16-byte loads ran 0.1 us longer at 2^10 on an H100
   // (benchmarks/NOTES.md, session 27). 2^10 as 128 threads of 2 halves
