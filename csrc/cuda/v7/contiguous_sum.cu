@@ -85,13 +85,21 @@ enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kL1Halves 
 // to two rounds. At 2^10 fp32 Inductor launches 256 threads of one vector;
 // 64 threads of 4 loads each were 0.2-0.3 us slower, 128 of 2 0.02 us faster
 // (benchmarks/NOTES.md, session 30).
-template <int kLoads, RowFit kFit, typename InT, typename OutT>
-__global__ void __launch_bounds__(kOneBlockThreads)
+// kThreads: the block size where the launch fixes it for the kernel (the
+// whole-round shapes of 128 and 256 threads), 0 where the launch picks it.
+// A fixed size makes the second load's offset and the warp count after the
+// barrier constants: the runtime count's branches and predicated reads
+// held fp32 2^10's warp 0 for ~135 stall cycles after the barrier against
+// Triton's ~31 (sm_90 SASS, benchmarks/NOTES.md, session 30). H200 graph:
+// fp32 2^10 1.17 us against 1.24 (0.95x -> 1.01x Inductor), 16-bit 2^10 to
+// 2^12 and 4-byte 2^11 0.03-0.08 us less (session 31).
+template <int kLoads, RowFit kFit, typename InT, typename OutT, int kThreads = 0>
+__global__ void __launch_bounds__(kThreads > 0 ? kThreads : kOneBlockThreads)
     one_block_sum_kernel(const InT* rows, int numel, int64_t row_stride, OutT* results) {
   using AccT = acc_t<InT>;
   const InT* input = rows + blockIdx.x * row_stride;
   const int thread = threadIdx.x;
-  const int threads = blockDim.x;
+  const int threads = kThreads > 0 ? kThreads : int(blockDim.x);
   AccT sum = AccT(0);
   if constexpr (kFit == RowFit::kWholeRound) {
     // The same bits as the other fits give this row (whole_round_sum) at the
@@ -127,7 +135,11 @@ __global__ void __launch_bounds__(kOneBlockThreads)
     }
     sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
   }
-  sum = sum_over_warps<kOneBlockThreads / kWarpSize>(sum, threads / kWarpSize);
+  if constexpr (kThreads > 0) {
+    sum = sum_over_fixed_warps<kThreads / kWarpSize>(sum);
+  } else {
+    sum = sum_over_warps<kOneBlockThreads / kWarpSize>(sum, threads / kWarpSize);
+  }
   if (thread == 0) results[blockIdx.x] = static_cast<OutT>(sum);
 }
 
@@ -155,9 +167,11 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   // 1.62; 2^11 level; 2^9 in 64 threads 0.01 us slower (benchmarks/NOTES.md,
   // session 30). Whole warps only: sum_over_warps counts threads / 32.
   if constexpr (kLoads == 1 && sizeof(InT) == 4) {
-    if (whole_round && threads >= kTwoLoadMinVectors && threads % (2 * kWarpSize) == 0) {
+    if (whole_round && vectors >= kTwoLoadMinVectors && threads % (2 * kWarpSize) == 0) {
       threads /= 2;
-      kernel = one_block_sum_kernel<2, RowFit::kWholeRound, InT, OutT>;
+      kernel = threads == 128   ? one_block_sum_kernel<2, RowFit::kWholeRound, InT, OutT, 128>
+               : threads == 256 ? one_block_sum_kernel<2, RowFit::kWholeRound, InT, OutT, 256>
+                                : one_block_sum_kernel<2, RowFit::kWholeRound, InT, OutT>;
     }
   }
   // 16-bit rows of whole warps of 8-byte half vectors: Inductor's load,
@@ -172,16 +186,18 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
     if (aligned && problem.numel % (kPerHalf * kWarpSize) == 0) {
       if (halves == kL1AllocatingMaxHalves) {
         threads = kL1AllocatingMaxHalves / 2;
-        kernel = one_block_sum_kernel<2, RowFit::kL1Halves, InT, OutT>;
+        kernel = one_block_sum_kernel<2, RowFit::kL1Halves, InT, OutT, kL1AllocatingMaxHalves / 2>;
       } else if (halves < kL1AllocatingMaxHalves) {
         threads = int(halves);
         kernel = one_block_sum_kernel<1, RowFit::kL1Halves, InT, OutT>;
       } else if (halves == 2 * kHalfVectorBlockThreads) {
         threads = kHalfVectorBlockThreads;
-        kernel = one_block_sum_kernel<2, RowFit::kWholeRoundOfHalves, InT, OutT>;
+        kernel = one_block_sum_kernel<2, RowFit::kWholeRoundOfHalves, InT, OutT,
+                                      kHalfVectorBlockThreads>;
       } else if (halves == 4 * kHalfVectorBlockThreads) {
         threads = kHalfVectorBlockThreads;
-        kernel = one_block_sum_kernel<4, RowFit::kWholeRoundOfHalves, InT, OutT>;
+        kernel = one_block_sum_kernel<4, RowFit::kWholeRoundOfHalves, InT, OutT,
+                                      kHalfVectorBlockThreads>;
       } else if (halves <= kOneBlockThreads) {
         threads = int(halves);
         kernel = one_block_sum_kernel<1, RowFit::kWholeRoundOfHalves, InT, OutT>;

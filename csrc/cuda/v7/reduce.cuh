@@ -51,6 +51,23 @@ __device__ __forceinline__ AccT sum_over_warps(AccT value, unsigned warps) {
   return value;
 }
 
+// sum_over_warps for a block of exactly kWarps warps (a power of two), as
+// Triton's block reductions finish: every warp adds the kWarps sums, with
+// neither a predicate on the read nor a branch on the warp, which the
+// runtime count of sum_over_warps needs (sm_90 SASS, benchmarks/NOTES.md,
+// session 30). Thread 0 ends with the same bits: its tree reads lanes
+// [0, kWarps) only.
+template <int kWarps, typename AccT>
+__device__ __forceinline__ AccT sum_over_fixed_warps(AccT value) {
+  static_assert(kWarps > 0 && kWarps <= kWarpSize && (kWarps & (kWarps - 1)) == 0);
+  __shared__ AccT warpLevelSums[kWarps];
+  const unsigned lane = threadIdx.x % kWarpSize;
+  value = warp_sum(value);
+  if (lane == 0) warpLevelSums[threadIdx.x / kWarpSize] = value;
+  __syncthreads();
+  return warp_sum<kWarps>(warpLevelSums[lane % kWarps]);
+}
+
 // sum_over_warps for a block of kBlock threads, safe to call again right
 // after it returns.
 template <int kBlock, typename AccT>
