@@ -136,7 +136,8 @@ template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
                                              OutT* result) {
   if (outputs == 1) {
-    const AccT sum = block_sum<kBlock>(sum_every(partials, threadIdx.x, splits, kBlock));
+    const AccT sum =
+        sum_over_fixed_warps<kBlock / kWarpSize>(sum_every(partials, threadIdx.x, splits, kBlock));
     if (threadIdx.x == 0) result[0] = static_cast<OutT>(sum);
     return;
   }
@@ -287,7 +288,12 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
   const auto settle = [mailboxes](MailboxWords<AccT> fetched, int64_t s) {
     return settle_mailbox<AccT>(fetched, mailboxes + s * kWords);
   };
-  const AccT sum = block_sum<kBlock>(
+  // The last block's sum finishes as Triton's (sum_over_fixed_warps): H100
+  // graph, int32 2^22 8.61 us against 8.79, 16-bit 2^20 0.06 us less. The
+  // blocks' own sums keep block_sum: with the same finish there ptxas moved
+  // 16-bit conversions in between a thread's loads, 0.1-0.7 us slower
+  // (sm_90 SASS, benchmarks/NOTES.md, session 31).
+  const AccT sum = sum_over_fixed_warps<kBlock / kWarpSize>(
       sum_every<AccT, kMailboxBatch<AccT>>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
   for (int64_t s = threadIdx.x; s < gridDim.x; s += kBlock) {
     empty_mailbox<AccT>(mailboxes + s * kWords);
