@@ -38,6 +38,22 @@ def test_one_launch_and_second_launch_give_the_same_bits(dtype, seed):
 
 
 @requires_cuda
+@pytest.mark.parametrize("rows_per_sm", [64, 16], ids=["warp-a-row", "block-a-row"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=str)
+def test_full_sums_of_row_slices_give_the_same_bits_in_a_second_launch(rows_per_sm, dtype, seed):
+    """x[::2, 1:] summed to one output: dense_rows_total_kernel, a warp (128-thread
+    blocks) or a 256-thread block a row (test_launch_shapes). Its last block and an
+    external stream's second launch must add the block totals in the same order."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    matrix = random_tensor(2 * rows_per_sm * sms * 4501, dtype, "cuda")
+    x = matrix.view(2 * rows_per_sm * sms, 4501)[::2, 1:]
+    (want,) = second_launch_sums([x])
+    got = sum_v7(x)
+    assert_close_to_reference(got, x, f"{rows_per_sm} rows an SM")
+    assert torch.equal(got, want), (got.item(), want.item())
+
+
+@requires_cuda
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=str)
 def test_back_to_back_sums_leave_no_partial_behind(dtype, seed):
     """Sums of decreasing and increasing grids queued without a pause on one stream:

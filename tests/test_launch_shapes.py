@@ -131,10 +131,11 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
     """Rows of 2^7, 2^10, 1,920, 2^11 and 2^12 small integers (the 8-byte one-block
     shapes of one, 2 and 4 loads a thread, where a row starts on 16 bytes: row padding
     0 and 8 elements; a 4-element padding of more than one row, or a 4-element storage
-    offset, keeps the 16-byte shape), summed over the last dim and in full, as the
+    offset, keeps the 16-byte shape), and of 2^13 and 2^14 (512 threads of 2 and 4
+    16-byte loads, a launch-fixed block), summed over the last dim and in full, as the
     row's dtype and as float32: the exact sum rounded once, so an element dropped or
     read twice shows."""
-    for length in (128, 1024, 1920, 2048, 4096):
+    for length in (128, 1024, 1920, 2048, 4096, 8192, 16384):
         for pad, offset in ((0, 0), (8, 0), (4, 0), (8, 4)):
             storage = torch.randint(-8, 9, (rows * (length + pad) + offset,), device="cuda")
             x = storage.to(dtype)[offset:].view(rows, length + pad)[:, :length]
@@ -148,6 +149,24 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
 
 
 @requires_cuda
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+@pytest.mark.parametrize("rows", [1, 5, 64])
+def test_4_byte_rows_of_fixed_blocks_sum_exactly(dtype, rows, seed):
+    """Rows of 2^10 and 2^11 small integers (128 and 256 threads of 2 loads), 2^12 and
+    2^13 (512 threads of 2 and 4): one-block shapes whose block size the launch fixes,
+    so that their warps finish as Triton's (sum_over_fixed_warps); 1,152 (288 threads
+    of one load, the runtime warp count) beside them. Summed over the last dim and in
+    full; exact sums, so an element or a warp's sum dropped or added twice shows."""
+    for length in (1024, 1152, 2048, 4096, 8192):
+        x = torch.randint(-8, 9, (rows, length), device="cuda").to(dtype)
+        exact = x.double()
+        row_sums = torch.ops.reduce_opt.sum_v7(x, [-1])
+        assert torch.equal(row_sums, exact.sum(-1).to(row_sums.dtype)), (rows, length)
+        total = torch.ops.reduce_opt.sum_v7(x[-1])
+        assert torch.equal(total, exact[-1].sum().to(total.dtype)), (rows, length)
+
+
+@requires_cuda
 @pytest.mark.parametrize(
     ("dtype", "numel", "block"),
     [
@@ -155,6 +174,8 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
         (torch.float32, 2**10, 128),
         (torch.float32, 2**11, 256),
         (torch.int32, 2**10, 128),
+        (torch.int32, 2**11, 256),
+        (torch.int32, 2**13, 512),
         (torch.float32, 1152, 288),
         (torch.float32, 2**9, 128),
         (torch.float32, 2**12, 512),
@@ -168,6 +189,8 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
         (torch.float16, 2**11, 256),
         (torch.float16, 2**12, 256),
         (torch.float16, 1920, 480),
+        (torch.float16, 2**13, 512),
+        (torch.bfloat16, 2**14, 512),
     ],
     ids=str,
 )
@@ -177,10 +200,16 @@ def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, t
     a thread; 2^12 two a thread; 2^13 four a thread, and 2^14 two rounds of four.
     16-bit 2^10: 2 8-byte half vectors a thread; 2^11 and 2^12 twice the block, of 2
     and 4; other whole warps of halves up to 512 one a thread (1,920 elements: 480);
-    past 2^12, 16-byte vectors again (4,160: 520 vectors, 2 a thread in 9 warps)."""
+    past 2^12, 16-byte vectors again (4,160: 520 vectors, 2 a thread in 9 warps).
+    A kernel built for a fixed block size (its last template argument, 0 where the
+    launch picks it) runs in blocks of that size."""
     x = torch.randn(numel, device="cuda").to(dtype)
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     assert [(grid, block_) for _, grid, block_ in kernels] == [([1, 1, 1], [block, 1, 1])], kernels
+    arguments = re.search(r"one_block_sum_kernel<([^>]*)>", kernels[0][0])
+    assert arguments, kernels
+    arguments = arguments.group(1).split(", ")
+    assert len(arguments) in (4, 5) and arguments[4:] in ([], ["0"], [str(block)]), kernels
 
 
 @requires_cuda

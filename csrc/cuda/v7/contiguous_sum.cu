@@ -86,11 +86,12 @@ enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kL1Halves 
 // 64 threads of 4 loads each were 0.2-0.3 us slower, 128 of 2 0.02 us faster
 // (benchmarks/NOTES.md, session 30).
 // kThreads: the block size where the launch fixes it for the kernel (the
-// whole-round shapes of 128 and 256 threads), 0 where the launch picks it.
-// A fixed size makes the second load's offset and the warp count after the
-// barrier constants: the runtime count's branches and predicated reads
-// held fp32 2^10's warp 0 for ~135 stall cycles after the barrier against
-// Triton's ~31 (sm_90 SASS, benchmarks/NOTES.md, session 30). H200 graph:
+// whole-round shapes of 128, 256 and 512 threads), 0 where the launch picks
+// it. A fixed size makes the second load's offset and the warp count after
+// the barrier constants: with the runtime count's branches and predicated
+// reads, fp32 2^10's kernel stalled ~223 cycles after the barrier, 41 with
+// the size fixed (sm_90 SASS control bits, benchmarks/NOTES.md, sessions 30
+// and 31). H200 graph:
 // fp32 2^10 1.17 us against 1.24 (0.95x -> 1.01x Inductor), 16-bit 2^10 to
 // 2^12 and 4-byte 2^11 0.03-0.08 us less (session 31).
 template <int kLoads, RowFit kFit, typename InT, typename OutT, int kThreads = 0>
@@ -161,8 +162,9 @@ void launch_one_block(const ContiguousProblem<InT, OutT>& problem, int64_t vecto
   auto kernel = whole_round ? one_block_sum_kernel<kLoads, RowFit::kWholeRound, InT, OutT>
                 : aligned   ? one_block_sum_kernel<kLoads, RowFit::kAligned, InT, OutT>
                             : one_block_sum_kernel<kLoads, RowFit::kAny, InT, OutT>;
-  // A whole round of the largest block (fp32 2^12 and 2^13, 16-bit 2^13 and
-  // 2^14): its size is fixed too, so it finishes as the smaller fixed blocks.
+  // A whole round of the largest block (fp32 and int32 2^12 and 2^13, 16-bit
+  // 2^13 and 2^14; 8-bit and 8-byte types at the same byte counts, not
+  // timed): its size is fixed too, so it finishes as the smaller fixed blocks.
   // H100 graph: fp32 2^12 1.67 us against 1.77, 2^13 1.74 against 1.80,
   // 16-bit 2^13 0.08-0.10 us less, 2^14 0.03-0.04 (session 31).
   if constexpr (kLoads > 1) {

@@ -56,7 +56,9 @@ __device__ __forceinline__ AccT sum_over_warps(AccT value, unsigned warps) {
 // neither a predicate on the read nor a branch on the warp, which the
 // runtime count of sum_over_warps needs (sm_90 SASS, benchmarks/NOTES.md,
 // session 30). Thread 0 ends with the same bits: its tree reads lanes
-// [0, kWarps) only.
+// [0, kWarps) only. The block must be exactly kWarps warps (more would write
+// past warpLevelSums), and a second call needs a barrier before it: every
+// warp, not warp 0 alone, reads the sums after this one's barrier.
 template <int kWarps, typename AccT>
 __device__ __forceinline__ AccT sum_over_fixed_warps(AccT value) {
   static_assert(kWarps > 0 && kWarps <= kWarpSize && (kWarps & (kWarps - 1)) == 0);
@@ -289,10 +291,11 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
     return settle_mailbox<AccT>(fetched, mailboxes + s * kWords);
   };
   // The last block's sum finishes as Triton's (sum_over_fixed_warps): H100
-  // graph, int32 2^22 8.61 us against 8.79, 16-bit 2^20 0.06 us less. The
-  // blocks' own sums keep block_sum: with the same finish there ptxas moved
-  // 16-bit conversions in between a thread's loads, 0.1-0.7 us slower
-  // (sm_90 SASS, benchmarks/NOTES.md, session 31).
+  // graph, int32 2^22 8.61 us against 8.79, 16-bit 2^20 0.06 us less, fp32
+  // 2^18 0.01-0.03 us more (both GPUs). The blocks' own sums keep block_sum:
+  // with the same finish there ptxas moved 16-bit conversions in between a
+  // thread's loads, 0.2-0.7 us slower (sm_90 SASS, benchmarks/NOTES.md,
+  // session 31).
   const AccT sum = sum_over_fixed_warps<kBlock / kWarpSize>(
       sum_every<AccT, kMailboxBatch<AccT>>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
   for (int64_t s = threadIdx.x; s < gridDim.x; s += kBlock) {

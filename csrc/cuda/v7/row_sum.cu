@@ -503,7 +503,16 @@ bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<
       problem.input, rows, problem.rows.strides[0], int(problem.row_length), finish.partials,
       finish.mailboxes_for(blocks), finish.counter, problem.result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  finish_in_second_launch_if_needed<kBlock>(finish, 1, blocks, problem.result, context.stream);
+  // The second launch adds the block totals as the kernel's last block
+  // would (sum_partials at the kernel's block size): the same bits on every
+  // stream.
+  if (warp_a_row) {
+    finish_in_second_launch_if_needed<WarpARow::threads>(finish, 1, blocks, problem.result,
+                                                         context.stream);
+  } else {
+    finish_in_second_launch_if_needed<WideBlockARow::threads>(finish, 1, blocks, problem.result,
+                                                              context.stream);
+  }
   return true;
 }
 
