@@ -470,6 +470,21 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
   return false;
 }
 
+// dense_rows_total_kernel of Shape in `blocks` blocks, and on a stream
+// without counters its second launch, which adds the block totals as the
+// kernel's last block would: at the same block size, for the same bits.
+template <typename Shape, typename InT, typename OutT>
+void launch_dense_rows_total_as(const RowProblem<InT, OutT>& problem,
+                                const Finish<acc_t<InT>>& finish, const LaunchContext& context,
+                                int64_t rows, int64_t blocks) {
+  dense_rows_total_kernel<Shape, InT, OutT><<<blocks, Shape::threads, 0, context.stream>>>(
+      problem.input, rows, problem.rows.strides[0], int(problem.row_length), finish.partials,
+      finish.mailboxes_for(blocks), finish.counter, problem.result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  finish_in_second_launch_if_needed<Shape::threads>(finish, 1, blocks, problem.result,
+                                                    context.stream);
+}
+
 // Launches dense_rows_total_kernel where `problem` is the full sum of dense
 // rows at one stride and they fill a wave of warps (a warp a row) or of
 // blocks (a block a row), no group more than rows_per_group rows; returns false
@@ -497,21 +512,10 @@ bool launch_dense_rows_total(const RowProblem<InT, OutT>& problem, const Finish<
   const int64_t groups_per_block = warp_a_row ? kWarps : 1;
   const int64_t rows_per_group = ceil_div(rows, groups);  // at most, for every group
   const int64_t blocks = ceil_div(rows, groups_per_block * rows_per_group);
-  const auto kernel = warp_a_row ? per_warp : per_block;
-  const int threads = warp_a_row ? WarpARow::threads : WideBlockARow::threads;
-  kernel<<<blocks, threads, 0, context.stream>>>(
-      problem.input, rows, problem.rows.strides[0], int(problem.row_length), finish.partials,
-      finish.mailboxes_for(blocks), finish.counter, problem.result);
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  // The second launch adds the block totals as the kernel's last block
-  // would (sum_partials at the kernel's block size): the same bits on every
-  // stream.
   if (warp_a_row) {
-    finish_in_second_launch_if_needed<WarpARow::threads>(finish, 1, blocks, problem.result,
-                                                         context.stream);
+    launch_dense_rows_total_as<WarpARow>(problem, finish, context, rows, blocks);
   } else {
-    finish_in_second_launch_if_needed<WideBlockARow::threads>(finish, 1, blocks, problem.result,
-                                                              context.stream);
+    launch_dense_rows_total_as<WideBlockARow>(problem, finish, context, rows, blocks);
   }
   return true;
 }
