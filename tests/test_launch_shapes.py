@@ -248,10 +248,14 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
 def mid_split_blocks(numel, dtype, sms):
     """The mid split's grid (launch_contiguous_sum): a block per chunk of 4 vectors
     a thread (2,048), or of 2 (1,024) for types of 4 or more elements a vector
-    while chunks of 4 would be fewer than the multiprocessors."""
+    while chunks of 4 would be fewer than the multiprocessors, or of 1 (512) for
+    types of 8 or more while chunks of 2 would be too."""
     vectors = math.ceil(numel * dtype.itemsize / 16)
     wide = math.ceil(vectors / 2048)
-    return math.ceil(vectors / 1024) if dtype.itemsize <= 4 and wide < sms else wide
+    narrow = math.ceil(vectors / 1024)
+    if dtype.itemsize <= 2 and narrow < sms:
+        return math.ceil(vectors / 512)
+    return narrow if dtype.itemsize <= 4 and wide < sms else wide
 
 
 @requires_cuda
@@ -261,21 +265,21 @@ def mid_split_blocks(numel, dtype, sms):
         (torch.float32, 2**18, 64),
         (torch.float32, 2**18 + 1, 65),
         (torch.int32, 2**18 - 3, 64),
-        (torch.bfloat16, 2**19, 64),
-        (torch.bfloat16, 2**18 + 1, 33),
-        (torch.int8, 2**19 + 1, 33),
+        (torch.bfloat16, 2**19, 128),
+        (torch.bfloat16, 2**18 + 1, 65),
+        (torch.int8, 2**19 + 1, 65),
     ],
     ids=str,
 )
 def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
-    """Mid sizes: a 512-thread block per chunk of 2 loads a thread, `blocks` of them
-    on a GPU of more multiprocessors than these sums' chunks of 4 loads (at most
-    33); a smaller GPU takes the mid split's grid for its multiprocessors
-    (mid_split_blocks)."""
+    """Mid sizes: a 512-thread block per chunk of 2 loads a thread (4-byte types)
+    or of 1 (16- and 8-bit types), `blocks` of them on a GPU of more
+    multiprocessors than these sums' chunks of 2 loads (at most 64); a smaller GPU
+    takes the mid split's grid for its multiprocessors (mid_split_blocks)."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     sms = torch.cuda.get_device_properties(x.device).multi_processor_count
-    expected = blocks if sms > 33 else mid_split_blocks(numel, dtype, sms)
+    expected = blocks if sms > 64 else mid_split_blocks(numel, dtype, sms)
     shapes = [(grid, block) for _, grid, block in kernels]
     assert shapes == [([expected, 1, 1], [512, 1, 1])], kernels
 

@@ -396,8 +396,8 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   } else {
     sum = thread_share_of_row<kLoads>(problem, row, from_end, tail_chunks);
   }
-  finish_row<kChunkThreads>(block_sum<kChunkThreads>(sum), partials, mailboxes, counter,
-                            problem.result + row, row);
+  finish_row<kChunkThreads>(block_sum<kChunkThreads, kFixedFinishForOwnSums<InT>>(sum), partials,
+                            mailboxes, counter, problem.result + row, row);
 }
 
 // `blocks` blocks a row of `kKernel` (a contiguous_sum_kernel); the launcher
@@ -433,7 +433,12 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   const int64_t row = blockIdx.y;
   const auto sum = chunk_share_of_row<kLoads>(problem, row);
   constexpr int kWarps = kChunkThreads / kWarpSize;
-  const AccT block_total[1] = {sum_over_warps<kWarps>(sum, kWarps)};  // in thread 0
+  AccT block_total[1];  // in thread 0
+  if constexpr (kFixedFinishForOwnSums<InT>) {
+    block_total[0] = sum_over_fixed_warps<kWarps>(sum);
+  } else {
+    block_total[0] = sum_over_warps<kWarps>(sum, kWarps);
+  }
   gather.wait_until_open();
   const uint32_t rank = blockIdx.x;
   if (rank != 0) {
@@ -515,9 +520,18 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     // sum, the finish) decide when the input is in L2, as after a producer:
     // bf16 2^22 ran 1.8x the instructions of Inductor's first kernel on the
     // same 512 blocks (benchmarks/NOTES.md, sessions 11 and 16).
-    if (chunk_count<kLoadsPerRound>(vectors) * problem.rows < context.sm_count &&
-        launch_mid_split<kNarrowLoads>(problem, finish, vectors, context)) {
-      return;
+    if (chunk_count<kLoadsPerRound>(vectors) * problem.rows < context.sm_count) {
+      // 16- and 8-bit sums whose narrow chunks still leave multiprocessors
+      // idle: chunks of one load a thread, twice as many. H200 graph, 16-bit
+      // 2^20 (256 blocks, not 128) 3.35-3.37 us against 3.45-3.48; 4-byte 2^18
+      // lost 0.07-0.11 us that way (benchmarks/NOTES.md, sessions 31-32).
+      if constexpr (kElementsPerVector<InT> >= 8) {
+        if (chunk_count<kNarrowLoads>(vectors) * problem.rows < context.sm_count &&
+            launch_mid_split<1>(problem, finish, vectors, context)) {
+          return;
+        }
+      }
+      if (launch_mid_split<kNarrowLoads>(problem, finish, vectors, context)) return;
     }
   }
   if (launch_mid_split<kLoadsPerRound>(problem, finish, vectors, context)) return;

@@ -70,12 +70,24 @@ __device__ __forceinline__ AccT sum_over_fixed_warps(AccT value) {
   return warp_sum<kWarps>(warpLevelSums[lane % kWarps]);
 }
 
-// sum_over_warps for a block of kBlock threads, safe to call again right
-// after it returns.
-template <int kBlock, typename AccT>
+// Whether blocks that sum InT loads finish their own sums as Triton's
+// (sum_over_fixed_warps). Not for 16- and 8-bit types: with it ptxas put a
+// thread's first vector's conversions and adds between its loads in the
+// mid and cluster kernels, 0.1-0.7 us slower (sm_90 SASS,
+// benchmarks/NOTES.md, session 31).
+template <typename InT>
+constexpr bool kFixedFinishForOwnSums = kElementsPerVector<InT> <= 4;
+
+// sum_over_warps (or, kFixed, sum_over_fixed_warps) for a block of kBlock
+// threads, safe to call again right after it returns.
+template <int kBlock, bool kFixed = false, typename AccT>
 __device__ __forceinline__ AccT block_sum(AccT value) {
   constexpr int kWarps = kBlock / kWarpSize;
-  value = sum_over_warps<kWarps>(value, kWarps);
+  if constexpr (kFixed) {
+    value = sum_over_fixed_warps<kWarps>(value);
+  } else {
+    value = sum_over_warps<kWarps>(value, kWarps);
+  }
   __syncthreads();
   return value;
 }
