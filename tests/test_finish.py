@@ -83,3 +83,25 @@ def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
         expected = second_launch_sums(inputs)
         for x, out, want in zip(inputs, outputs, expected, strict=True):
             assert torch.equal(out, want), (x.numel(), out.item(), want.item())
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_mid_sums_beside_a_busy_stream_give_the_same_bits(dtype, seed):
+    """Mid blocks of one-word partials take their tickets as they start, so the last
+    ticket goes to the last block to start, which may read mailboxes still empty.
+    Matrix products on a second stream hold multiprocessors, so that the sums'
+    blocks start in staggered groups."""
+    sizes = [2**18 - 1, 2**20 + 7, 2**22 - 5] * 10
+    inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]
+    expected = second_launch_sums(inputs)
+    a = torch.randn(4096, 4096, device="cuda")
+    busy = torch.cuda.Stream()
+    busy.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(busy):
+        for _ in range(8):
+            a = a @ a / 64
+    got = [sum_v7(x) for x in inputs]
+    torch.cuda.synchronize()
+    for x, g, want in zip(inputs, got, expected, strict=True):
+        assert torch.equal(g, want), (x.numel(), g.item(), want.item())

@@ -390,6 +390,17 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
                           uint64_t* mailboxes, unsigned int* counter, bool from_end,
                           int64_t tail_chunks) {
   const int64_t row = blockIdx.y;
+  // A mid block of one-word partials takes its mailbox ticket before its
+  // loads: every block reads one chunk, so the last to start finishes about
+  // last. H100 graph, fp32 2^18 2.90 us against 3.12, 16-bit 2^20 3.37-3.39
+  // against 3.57, 2^22 5.57-5.59 against 5.75. Not int32's (two-word
+  // partials): 2^20 4.48-4.54 us against 4.25, cause not found. Nor a large
+  // block's: one of fewer chunks could start last and poll the mailboxes for
+  // most of the launch (int32 2^24 25.5 us against 24.6; benchmarks/NOTES.md,
+  // session 32). Those take it as they finish.
+  constexpr bool kEarlyTicket = kChunkABlock && kMailboxWords<acc_t<InT>> == 1;
+  std::optional<unsigned int> ticket;
+  if constexpr (kEarlyTicket) ticket = take_mailbox_ticket(mailboxes, counter, row);
   acc_t<InT> sum;
   if constexpr (kChunkABlock) {
     sum = chunk_share_of_row<kLoads>(problem, row);
@@ -397,7 +408,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     sum = thread_share_of_row<kLoads>(problem, row, from_end, tail_chunks);
   }
   finish_row<kChunkThreads>(block_sum<kChunkThreads, kFixedFinishForOwnSums<InT>>(sum), partials,
-                            mailboxes, counter, problem.result + row, row);
+                            mailboxes, counter, problem.result + row, row, ticket);
 }
 
 // `blocks` blocks a row of `kKernel` (a contiguous_sum_kernel); the launcher

@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAException.h>
 
 #include <cuda/atomic>
+#include <optional>
 
 #include "loads.cuh"
 #include "problem.h"
@@ -217,6 +218,11 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
 // mailboxes it read, and the next launch that owns them starts from zero.
 // Against the acq_rel ticket and a separate read of the partials: 0.3-0.5 us
 // less at 2^18-2^22 on an H200 with 4-byte partials (benchmarks/NOTES.md).
+// A block may take its ticket (take_mailbox_ticket) before its loads, so
+// that the atomic's round trip overlaps them instead of preceding the last
+// block's reads. The last ticket then goes to the last block to start, not
+// to finish: it may read mailboxes still empty, but every other block holds
+// a ticket, so it is resident and posts without waiting on anything.
 constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
 
 // Mailboxes read at once by a thread of the last block: four words in
@@ -286,15 +292,16 @@ __device__ __forceinline__ void empty_mailbox(uint64_t* mailbox) {
 // Every thread of every block calls this; thread 0's `value` is its block's
 // total (the other threads' is ignored). result[0] gets the sum of all
 // blocks' totals, added in the same order as sum_partials over them.
+// `ticket` is thread 0's take_mailbox_ticket.
 template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* mailboxes,
-                                                         OutT* result, unsigned int* counter) {
+                                                         OutT* result, unsigned int* counter,
+                                                         unsigned int ticket) {
   constexpr int kWords = kMailboxWords<AccT>;
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
     post_to_mailbox(mailboxes + blockIdx.x * kWords, value);
-    ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(*counter);
-    is_last = ticket.fetch_add(1u, ::cuda::memory_order_relaxed) == gridDim.x - 1;
+    is_last = ticket == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last) return;
@@ -319,13 +326,35 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
   }
 }
 
+// Thread 0's ticket for finish_row's mailbox finish of row `row`; 0, with
+// no atomic, in the other threads and where finish_row takes no ticket from
+// the mailboxes.
+__device__ __forceinline__ unsigned int take_mailbox_ticket(const uint64_t* mailboxes,
+                                                            unsigned int* counter, int64_t row) {
+  if (threadIdx.x != 0 || mailboxes == nullptr || gridDim.x == 1) return 0;
+  // The address through %laneid (0 here), which ptxas cannot prove the same
+  // across the warp: to a uniform one it turns the add into one lane's add
+  // and a shuffle of its result right after it, so warp 0 waited out the
+  // atomic's round trip before its first load (sm_90 SASS).
+  unsigned int lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  unsigned int ticket;
+  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;"
+               : "=r"(ticket)
+               : "l"(counter + row + lane)
+               : "memory");
+  return ticket;
+}
+
 // Hands this block's total on, so that the last block of row `row` (a row of
 // gridDim.x blocks, blockIdx.y picking the row; row 0 for a one-output grid)
-// writes result[0]: through the row's mailboxes, else its partials and
-// ticket, else (no counter) its partials alone, for a second launch.
+// writes result[0]: through the row's mailboxes (with `mailbox_ticket`, the
+// block's take_mailbox_ticket, else a ticket taken here), else its partials
+// and ticket, else (no counter) its partials alone, for a second launch.
 template <int kBlock, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uint64_t* mailboxes,
-                                           unsigned int* counter, OutT* result, int64_t row) {
+                                           unsigned int* counter, OutT* result, int64_t row,
+                                           std::optional<unsigned int> mailbox_ticket = {}) {
   // One block a row (a wave no wider than the rows): no partials.
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *result = static_cast<OutT>(block_total);
@@ -333,7 +362,8 @@ __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uin
   }
   if (mailboxes != nullptr) {
     return finish_through_mailboxes<kBlock>(
-        block_total, mailboxes + row * gridDim.x * kMailboxWords<AccT>, result, counter + row);
+        block_total, mailboxes + row * gridDim.x * kMailboxWords<AccT>, result, counter + row,
+        mailbox_ticket ? *mailbox_ticket : take_mailbox_ticket(mailboxes, counter, row));
   }
   // Thread 0 writes the partial and takes the ticket: its acq_rel ticket
   // publishes the partial.
