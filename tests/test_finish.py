@@ -4,6 +4,8 @@ acq_rel ticket (grids larger than the mailboxes), on PyTorch's streams and in
 graphs; in a second launch on external streams. Every way must give the same
 bits, and each launch must leave its mailboxes empty for the next."""
 
+import time
+
 import pytest
 import torch
 from conftest import assert_close_to_reference, random_tensor, requires_cuda
@@ -91,17 +93,29 @@ def test_mid_sums_beside_a_busy_stream_give_the_same_bits(dtype, seed):
     """Mid blocks of one-word partials take their tickets as they start, so the last
     ticket goes to the last block to start, which may read mailboxes still empty.
     Matrix products on a second stream hold multiprocessors, so that the sums'
-    blocks start in staggered groups."""
-    sizes = [2**18 - 1, 2**20 + 7, 2**22 - 5] * 10
+    blocks start in staggered groups; the products must still be running when the
+    sums are done. A last block that waited on a block that never posts would hang:
+    the sums get a deadline. Every size takes the mid split (bf16 2^18 would take a
+    cluster on Hopper)."""
+    sizes = [2**19 - 1, 2**20 + 7, 2**22 - 5] * 10
     inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]
     expected = second_launch_sums(inputs)
-    a = torch.randn(4096, 4096, device="cuda")
     busy = torch.cuda.Stream()
     busy.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(busy):
+        a = torch.randn(4096, 4096, device="cuda")
         for _ in range(8):
             a = a @ a / 64
+        products_done = torch.cuda.Event()
+        products_done.record()
     got = [sum_v7(x) for x in inputs]
+    sums_done = torch.cuda.Event()
+    sums_done.record()
+    deadline = time.monotonic() + 10
+    while not sums_done.query():
+        assert time.monotonic() < deadline, "the sums did not finish within 10 s"
+        time.sleep(1e-4)
+    assert not products_done.query(), "the products ended before the sums: no overlap"
     torch.cuda.synchronize()
     for x, g, want in zip(inputs, got, expected, strict=True):
         assert torch.equal(g, want), (x.numel(), g.item(), want.item())

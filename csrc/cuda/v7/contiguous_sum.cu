@@ -393,8 +393,8 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   // A mid block of one-word partials takes its mailbox ticket before its
   // loads: every block reads one chunk, so the last to start finishes about
   // last. H100 graph, fp32 2^18 2.90 us against 3.12, 16-bit 2^20 3.37-3.39
-  // against 3.57, 2^22 5.57-5.59 against 5.75. Not int32's (two-word
-  // partials): 2^20 4.48-4.54 us against 4.25, cause not found. Nor a large
+  // against 3.57, 2^22 5.57-5.59 against 5.75. Not two-word partials (int32
+  // measured: 2^20 4.48-4.54 us against 4.25, cause not found). Nor a large
   // block's: one of fewer chunks could start last and poll the mailboxes for
   // most of the launch (int32 2^24 25.5 us against 24.6; benchmarks/NOTES.md,
   // session 32). Those take it as they finish.

@@ -210,19 +210,18 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
 // last block without a fence. A block's mailbox is kMailboxWords<AccT>
 // 64-bit words, zero when empty: 32 bits of the partial in the low half of
 // each and a full flag above them, stored relaxed, so each word is whole or
-// absent on its own. The ticket is relaxed too, so a block's stores may still
-// be in flight when the last block arrives; that block reads a batch of
-// mailboxes at once, then reads again each word still empty until it is
-// full. Every other block has already stored by then, so the polls end
+// absent on its own. The ticket (take_mailbox_ticket) is relaxed too and
+// comes before the block's post, so the last block may arrive before other
+// blocks have stored; it reads a batch of mailboxes at once, then reads again
+// each word still empty until it is full. Every other block holds a ticket,
+// so it is resident and posts without waiting on anything: the polls end
 // without waiting for any block to be scheduled. The last block empties the
 // mailboxes it read, and the next launch that owns them starts from zero.
 // Against the acq_rel ticket and a separate read of the partials: 0.3-0.5 us
 // less at 2^18-2^22 on an H200 with 4-byte partials (benchmarks/NOTES.md).
-// A block may take its ticket (take_mailbox_ticket) before its loads, so
-// that the atomic's round trip overlaps them instead of preceding the last
-// block's reads. The last ticket then goes to the last block to start, not
-// to finish: it may read mailboxes still empty, but every other block holds
-// a ticket, so it is resident and posts without waiting on anything.
+// A block may take its ticket before its loads, so that the atomic's round
+// trip overlaps them instead of preceding the last block's reads; the last
+// ticket then goes to the last block to start, not to finish.
 constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
 
 // Mailboxes read at once by a thread of the last block: four words in
@@ -311,10 +310,10 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
   };
   // The last block's sum finishes as Triton's (sum_over_fixed_warps): H100
   // graph, int32 2^22 8.61 us against 8.79, 16-bit 2^20 0.06 us less, fp32
-  // 2^18 0.01-0.03 us more (both GPUs). The blocks' own sums keep block_sum:
-  // with the same finish there ptxas moved 16-bit conversions in between a
-  // thread's loads, 0.2-0.7 us slower (sm_90 SASS, benchmarks/NOTES.md,
-  // session 31).
+  // 2^18 0.01-0.03 us more (both GPUs). The 16- and 8-bit blocks' own sums
+  // keep sum_over_warps (kFixedFinishForOwnSums): with the same finish there
+  // ptxas moved their conversions in between a thread's loads, 0.2-0.7 us
+  // slower (sm_90 SASS, benchmarks/NOTES.md, session 31).
   const AccT sum = sum_over_fixed_warps<kBlock / kWarpSize>(
       sum_every<AccT, kMailboxBatch<AccT>>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
   for (int64_t s = threadIdx.x; s < gridDim.x; s += kBlock) {
@@ -326,16 +325,17 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
   }
 }
 
-// Thread 0's ticket for finish_row's mailbox finish of row `row`; 0, with
-// no atomic, in the other threads and where finish_row takes no ticket from
-// the mailboxes.
+// Thread 0's ticket for finish_row's mailbox finish of row `row` (blocks are
+// 1-D, so thread 0 is lane 0); 0, with no atomic, in the other threads and
+// where finish_row takes no ticket from the mailboxes.
 __device__ __forceinline__ unsigned int take_mailbox_ticket(const uint64_t* mailboxes,
                                                             unsigned int* counter, int64_t row) {
   if (threadIdx.x != 0 || mailboxes == nullptr || gridDim.x == 1) return 0;
   // The address through %laneid (0 here), which ptxas cannot prove the same
   // across the warp: to a uniform one it turns the add into one lane's add
   // and a shuffle of its result right after it, so warp 0 waited out the
-  // atomic's round trip before its first load (sm_90 SASS).
+  // atomic's round trip before its first load (sm_90 SASS). Volatile, so
+  // that the compiler cannot sink the atomic to the ticket's first use.
   unsigned int lane;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   unsigned int ticket;
