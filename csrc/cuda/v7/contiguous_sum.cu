@@ -444,12 +444,8 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   const int64_t row = blockIdx.y;
   const auto sum = chunk_share_of_row<kLoads>(problem, row);
   constexpr int kWarps = kChunkThreads / kWarpSize;
-  AccT block_total[1];  // in thread 0
-  if constexpr (kFixedFinishForOwnSums<InT>) {
-    block_total[0] = sum_over_fixed_warps<kWarps>(sum);
-  } else {
-    block_total[0] = sum_over_warps<kWarps>(sum, kWarps);
-  }
+  const AccT block_total[1] = {
+      sum_over_all_warps<kWarps, kFixedFinishForOwnSums<InT>>(sum)};  // in thread 0
   gather.wait_until_open();
   const uint32_t rank = blockIdx.x;
   if (rank != 0) {

@@ -79,16 +79,22 @@ __device__ __forceinline__ AccT sum_over_fixed_warps(AccT value) {
 template <typename InT>
 constexpr bool kFixedFinishForOwnSums = kElementsPerVector<InT> <= 4;
 
-// sum_over_warps (or, kFixed, sum_over_fixed_warps) for a block of kBlock
-// threads, safe to call again right after it returns.
+// Thread 0 ends with the sum of a block of exactly kWarps warps:
+// sum_over_warps, or with kFixed sum_over_fixed_warps.
+template <int kWarps, bool kFixed, typename AccT>
+__device__ __forceinline__ AccT sum_over_all_warps(AccT value) {
+  if constexpr (kFixed) {
+    return sum_over_fixed_warps<kWarps>(value);
+  } else {
+    return sum_over_warps<kWarps>(value, kWarps);
+  }
+}
+
+// sum_over_all_warps for a block of kBlock threads, safe to call again right
+// after it returns.
 template <int kBlock, bool kFixed = false, typename AccT>
 __device__ __forceinline__ AccT block_sum(AccT value) {
-  constexpr int kWarps = kBlock / kWarpSize;
-  if constexpr (kFixed) {
-    value = sum_over_fixed_warps<kWarps>(value);
-  } else {
-    value = sum_over_warps<kWarps>(value, kWarps);
-  }
+  value = sum_over_all_warps<kBlock / kWarpSize, kFixed>(value);
   __syncthreads();
   return value;
 }
