@@ -89,15 +89,16 @@ def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
 
 @requires_cuda
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
-def test_mid_sums_beside_a_busy_stream_give_the_same_bits(dtype, seed):
-    """Mid blocks of one-word partials take their tickets as they start, so the last
-    ticket goes to the last block to start, which may read mailboxes still empty.
-    Matrix products on a second stream hold multiprocessors, so that the sums'
-    blocks start in staggered groups; the products must still be running when the
-    sums are done. A last block that waited on a block that never posts would hang:
-    the sums get a deadline. Every size takes the mid split (bf16 2^18 would take a
-    cluster on Hopper)."""
-    sizes = [2**19 - 1, 2**20 + 7, 2**22 - 5] * 10
+def test_split_sums_beside_a_busy_stream_give_the_same_bits(dtype, seed):
+    """Blocks of one-word partials take their tickets as they start their last chunk
+    (mid blocks read one), so the last ticket goes to the last block to start it,
+    which may read mailboxes still empty. Matrix products on a second stream hold
+    multiprocessors, so that the sums' blocks start in staggered groups; the products
+    must still be running when the sums are done. A last block that waited on a block
+    that never posts would hang: the sums get a deadline. The first three sizes take
+    the mid split (bf16 2^18 would take a cluster on Hopper), 2^24 + 5 the large one,
+    read from the end (at most 4x L2)."""
+    sizes = [2**19 - 1, 2**20 + 7, 2**22 - 5, 2**24 + 5] * 10
     inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]
     expected = second_launch_sums(inputs)
     busy = torch.cuda.Stream()

@@ -308,9 +308,12 @@ __device__ __forceinline__ RowVectors<Index, InT> row_vectors(
 // A rotation, not a tail loop and then a head loop, so that every block has
 // as many chunks as in a forward sweep: two ragged loops can give a block one
 // more (a chunk is 1.6% of a block's share of fp32 2^28 on an H100).
-template <int kLoads, typename InT, typename OutT>
+// From the end, `before_last_chunk()` runs once, just before the block's
+// last whole chunk (after the loop where the block has none); forward, never.
+template <int kLoads, typename InT, typename OutT, typename BeforeLastChunk>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
-    const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end, int64_t tail_chunks) {
+    const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end, int64_t tail_chunks,
+    BeforeLastChunk before_last_chunk) {
   using AccT = acc_t<InT>;
   const auto [vectors, num_vectors, head_element, tail_element] =
       row_vectors<int64_t>(problem, row);
@@ -335,9 +338,12 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   const int64_t window = int64_t(gridDim.x) * kChunkVectors;
   if (from_end) {
     const Vector<InT>* chunk = vectors + (whole_chunks - 1 - blockIdx.x) * kChunkVectors + thread;
-    for (int64_t c = blockIdx.x; c < whole_chunks; c += gridDim.x, chunk -= window) {
+    int64_t c = blockIdx.x;
+    for (; c + gridDim.x < whole_chunks; c += gridDim.x, chunk -= window) {
       sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
     }
+    before_last_chunk();
+    if (c < whole_chunks) sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
   } else {
     int64_t first = whole_chunks - min(tail_chunks, whole_chunks) + blockIdx.x;
     if (first >= whole_chunks) first -= whole_chunks;
@@ -390,22 +396,30 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
                           uint64_t* mailboxes, unsigned int* counter, bool from_end,
                           int64_t tail_chunks) {
   const int64_t row = blockIdx.y;
-  // A mid block of one-word partials takes its mailbox ticket before its
-  // loads: every block reads one chunk, so the last to start finishes about
-  // last. H100 graph, fp32 2^18 2.90 us against 3.12, 16-bit 2^20 3.37-3.39
-  // against 3.57, 2^22 5.57-5.59 against 5.75. Not two-word partials (int32
-  // measured: 2^20 4.48-4.54 us against 4.25, cause not found). Nor a large
-  // block's: one of fewer chunks could start last and poll the mailboxes for
-  // most of the launch (int32 2^24 25.5 us against 24.6; benchmarks/NOTES.md,
-  // session 32). Those take it as they finish.
-  constexpr bool kEarlyTicket = kChunkABlock && kMailboxWords<acc_t<InT>> == 1;
+  // A block of one-word partials (fp32, fp16, bf16) takes its mailbox
+  // ticket as it starts its last chunk, so that the atomic's round trip
+  // overlaps loads instead of preceding the last block's reads, and the last
+  // ticket goes to a block that finishes about last (benchmarks/NOTES.md):
+  //  - a mid block reads one chunk: before its loads. H100 graph, fp32 2^18
+  //    2.90 us against 3.12, 16-bit 2^20 3.37-3.39 against 3.57 (session 32);
+  //  - a large block reading from the end: before its last chunk's loads.
+  //    H100 graph, 16-bit 2^24 13.72-13.83 us against 13.95-14.14, fp32
+  //    24.13-24.30 against 24.41-24.46 (session 33). Before its first chunk,
+  //    a block of fewer chunks could start last and poll the mailboxes for
+  //    most of the launch (int32 2^24 25.5 us against 24.6, session 32).
+  // Forward large blocks (past kFromEndL2Multiple x L2, not timed) and
+  // two-word partials (int32 mid 2^20 4.48-4.54 us against 4.25, cause not
+  // found; large 2^24 level) take it as they finish.
+  constexpr bool kOneWordPartials = kMailboxWords<acc_t<InT>> == 1;
   std::optional<unsigned int> ticket;
-  if constexpr (kEarlyTicket) ticket = take_mailbox_ticket(mailboxes, counter, row);
   acc_t<InT> sum;
   if constexpr (kChunkABlock) {
+    if constexpr (kOneWordPartials) ticket = take_mailbox_ticket(mailboxes, counter, row);
     sum = chunk_share_of_row<kLoads>(problem, row);
   } else {
-    sum = thread_share_of_row<kLoads>(problem, row, from_end, tail_chunks);
+    sum = thread_share_of_row<kLoads>(problem, row, from_end, tail_chunks, [&] {
+      if constexpr (kOneWordPartials) ticket = take_mailbox_ticket(mailboxes, counter, row);
+    });
   }
   finish_row<kChunkThreads>(block_sum<kChunkThreads, kFixedFinishForOwnSums<InT>>(sum), partials,
                             mailboxes, counter, problem.result + row, row, ticket);
