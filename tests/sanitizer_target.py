@@ -114,8 +114,10 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "4099 uint8, 5 elements in": on_gpu_ending_at_allocation_end(4099, torch.uint8, 5),
         "333 bool": on_gpu_ending_at_allocation_end(333, torch.bool, 0),
         "262147 float32": on_gpu_ending_at_allocation_end(262_147, torch.float32, 0),
-        # The same grid with 8-byte totals: two mailbox words a block.
+        # The same grid with int64 totals in packed mailboxes: one word a block.
         "262147 int32, 3 elements in": on_gpu_ending_at_allocation_end(262_147, torch.int32, 3),
+        # The same bytes in 8-byte totals of 8-byte elements: two mailbox words a block.
+        "131075 float64, 1 element in": on_gpu_ending_at_allocation_end(131_075, torch.float64, 1),
         # A few mid-size chunks: one cluster on Hopper and newer (4-byte and 8-byte totals).
         "40001 float32, 1 element in": on_gpu_ending_at_allocation_end(40_001, torch.float32, 1),
         "20001 int32, 3 elements in": on_gpu_ending_at_allocation_end(20_001, torch.int32, 3),

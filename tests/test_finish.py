@@ -1,8 +1,9 @@
 """How sum_v7's split full sums end: in the last block of the one launch, through
-mailboxes (one word a block for 4-byte accumulators, two for 8-byte ones) or the
-acq_rel ticket (grids larger than the mailboxes), on PyTorch's streams and in
-graphs; in a second launch on external streams. Every way must give the same
-bits, and each launch must leave its mailboxes empty for the next."""
+mailboxes (one word a block for 4-byte accumulators and for the int64 totals of
+32-bit-or-narrower integers, two for other 8-byte ones) or the acq_rel ticket
+(grids larger than the mailboxes), on PyTorch's streams and in graphs; in a second
+launch on external streams. Every way must give the same bits, and each launch must
+leave its mailboxes empty for the next."""
 
 import time
 
@@ -17,6 +18,12 @@ sum_v7 = torch.ops.reduce_opt.sum_v7
 # grids: one block, a few blocks, a grid per multiprocessor, most of a wave.
 SPLIT_SIZES = [2**13 + 1, 2**14 + 3, 2**16, 2**18 - 1, 2**20 + 7, 2**22 - 5, 2**22 + 2**20, 2**24]
 FINISH_DTYPES = [torch.float32, torch.bfloat16, torch.float16, torch.float64, torch.int32]
+
+
+# float32 elements in 527 whole chunks of 2,048 16-byte vectors, 100 vectors and one
+# element more: on Hopper 528 chunks, one wave of the large split, whose last block has
+# no whole chunk (it takes its ticket after its partial chunk).
+ONE_CHUNK_SHORT_OF_A_WAVE = 4 * (527 * 2048) + 4 * 100 + 1
 
 
 def second_launch_sums(inputs):
@@ -69,6 +76,24 @@ def test_back_to_back_sums_leave_no_partial_behind(dtype, seed):
 
 
 @requires_cuda
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.int8], ids=str)
+@pytest.mark.parametrize("numel", [2**20 + 7, 2**24 + 5], ids=["mid", "large"])
+def test_integer_block_totals_of_either_sign_past_32_bits(dtype, numel, seed):
+    """A packed mailbox keeps 63 bits of an int64 block total: runs of 5,000 elements
+    near the type's minimum or maximum, each run's sign at random, give block totals
+    of both signs whose low 32 bits alone would be wrong (int32) and whose sign is
+    bit 62 of the word."""
+    info = torch.iinfo(dtype)
+    noise = torch.randint(0, 100, (numel,), device="cuda")
+    runs = torch.randint(0, 2, (numel // 5000 + 1,), device="cuda").bool()
+    positive = runs.repeat_interleave(5000)[:numel]
+    x = torch.where(positive, info.max - noise, info.min + noise).to(dtype)
+    got = sum_v7(x)
+    assert got.item() == int(x.cpu().to(torch.int64).sum()), numel
+    assert torch.equal(got, second_launch_sums([x])[0])
+
+
+@requires_cuda
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32], ids=str)
 def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
     sizes = [2**20 + 7, 2**16, 2**22 - 5, 2**18 - 1]
@@ -88,17 +113,17 @@ def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
 
 
 @requires_cuda
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=str)
 def test_split_sums_beside_a_busy_stream_give_the_same_bits(dtype, seed):
-    """Blocks of one-word partials take their tickets as they start their last chunk
-    (mid blocks read one), so the last ticket goes to the last block to start it,
-    which may read mailboxes still empty. Matrix products on a second stream hold
-    multiprocessors, so that the sums' blocks start in staggered groups; the products
-    must still be running when the sums are done. A last block that waited on a block
-    that never posts would hang: the sums get a deadline. The first three sizes take
-    the mid split (bf16 2^18 would take a cluster on Hopper), 2^24 + 5 the large one,
-    read from the end (at most 4x L2)."""
-    sizes = [2**19 - 1, 2**20 + 7, 2**22 - 5, 2**24 + 5] * 10
+    """Blocks of one-word partials (packed for int32) take their tickets as they start
+    their last chunk (mid blocks read one), so the last ticket goes to the last block to
+    start it, which may read mailboxes still empty. Matrix products on a second stream
+    hold multiprocessors, so that the sums' blocks start in staggered groups; the
+    products must still be running when the sums are done. A last block that waited on
+    a block that never posts would hang: the sums get a deadline. The first three sizes
+    take the mid split (bf16 2^18 would take a cluster on Hopper), 2^24 + 5 the large
+    one, read from the end (at most 4x L2), as ONE_CHUNK_SHORT_OF_A_WAVE does at 4-byte types."""
+    sizes = [2**19 - 1, 2**20 + 7, 2**22 - 5, 2**24 + 5, ONE_CHUNK_SHORT_OF_A_WAVE] * 10
     inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]
     expected = second_launch_sums(inputs)
     busy = torch.cuda.Stream()

@@ -19,6 +19,8 @@
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include <type_traits>
+
 #include "cluster_handoff.cuh"
 #include "launch_policy.h"
 #include "loads.cuh"
@@ -309,7 +311,8 @@ __device__ __forceinline__ RowVectors<Index, InT> row_vectors(
 // as many chunks as in a forward sweep: two ragged loops can give a block one
 // more (a chunk is 1.6% of a block's share of fp32 2^28 on an H100).
 // From the end, `before_last_chunk()` runs once, just before the block's
-// last whole chunk (after the loop where the block has none); forward, never.
+// last whole chunk, or at once where it has none (after the last block's
+// partial chunk); forward, never.
 template <int kLoads, typename InT, typename OutT, typename BeforeLastChunk>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
     const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end, int64_t tail_chunks,
@@ -388,6 +391,13 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
 
+// Integer sums of 32-bit-or-narrower elements hand their int64 block totals
+// over in packed mailboxes (reduce.cuh), one word each, so that they take
+// their tickets early as the float sums do; launch_split keeps each block
+// under 2^31 elements.
+template <typename InT>
+constexpr bool kPackedMailboxes = std::is_integral_v<InT> && sizeof(InT) <= sizeof(int32_t);
+
 // kChunkABlock: the mid shape (chunk_share_of_row, `from_end` and
 // `tail_chunks` unused); else the large one (thread_share_of_row).
 template <bool kChunkABlock, int kLoads, typename InT, typename OutT>
@@ -403,14 +413,14 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   //  - a mid block reads one chunk: before its loads. H100 graph, fp32 2^18
   //    2.90 us against 3.12, 16-bit 2^20 3.37-3.39 against 3.57 (session 32);
   //  - a large block reading from the end: before its last chunk's loads.
-  //    H100 graph, 16-bit 2^24 13.72-13.83 us against 13.95-14.14, fp32
+  //    H100 graph, 16-bit 2^24 13.72-13.82 us against 13.95-14.14, fp32
   //    24.13-24.30 against 24.41-24.46 (session 33). Before its first chunk,
   //    a block of fewer chunks could start last and poll the mailboxes for
   //    most of the launch (int32 2^24 25.5 us against 24.6, session 32).
   // Forward large blocks (past kFromEndL2Multiple x L2, not timed) and
   // two-word partials (int32 mid 2^20 4.48-4.54 us against 4.25, cause not
   // found; large 2^24 level) take it as they finish.
-  constexpr bool kOneWordPartials = kMailboxWords<acc_t<InT>> == 1;
+  constexpr bool kOneWordPartials = kMailboxWords<acc_t<InT>> == 1 || kPackedMailboxes<InT>;
   std::optional<unsigned int> ticket;
   acc_t<InT> sum;
   if constexpr (kChunkABlock) {
@@ -421,8 +431,9 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
       if constexpr (kOneWordPartials) ticket = take_mailbox_ticket(mailboxes, counter, row);
     });
   }
-  finish_row<kChunkThreads>(block_sum<kChunkThreads, kFixedFinishForOwnSums<InT>>(sum), partials,
-                            mailboxes, counter, problem.result + row, row, ticket);
+  finish_row<kChunkThreads, kPackedMailboxes<InT>>(
+      block_sum<kChunkThreads, kFixedFinishForOwnSums<InT>>(sum), partials, mailboxes, counter,
+      problem.result + row, row, ticket);
 }
 
 // `blocks` blocks a row of `kKernel` (a contiguous_sum_kernel); the launcher
@@ -434,9 +445,13 @@ void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>
                   int64_t tail_chunks = 0) {
   // A counter a row: more rows than counters finish in a second launch.
   if (problem.rows > finish.counter_count) finish.counter = nullptr;
+  // Packed mailboxes hold a block's total of up to 2^31 elements: a block
+  // reads at most numel / blocks elements and one chunk more. Past that (4 TB
+  // of int32 on 528 blocks), the partials and an acq_rel ticket.
+  const bool packs = !kPackedMailboxes<InT> || problem.numel <= (blocks << 30);
+  uint64_t* mailboxes = packs ? finish.mailboxes_for(blocks * problem.rows) : nullptr;
   const dim3 grid(blocks, problem.rows);
-  kKernel<<<grid, kChunkThreads, 0, context.stream>>>(problem, finish.partials,
-                                                      finish.mailboxes_for(blocks * problem.rows),
+  kKernel<<<grid, kChunkThreads, 0, context.stream>>>(problem, finish.partials, mailboxes,
                                                       finish.counter, from_end, tail_chunks);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   finish_in_second_launch_if_needed<kChunkThreads>(finish, 1, blocks, problem.result,

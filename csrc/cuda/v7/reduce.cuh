@@ -6,6 +6,7 @@
 
 #include <cuda/atomic>
 #include <optional>
+#include <type_traits>
 
 #include "loads.cuh"
 #include "problem.h"
@@ -225,16 +226,27 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
 // mailboxes it read, and the next launch that owns them starts from zero.
 // Against the acq_rel ticket and a separate read of the partials: 0.3-0.5 us
 // less at 2^18-2^22 on an H200 with 4-byte partials (benchmarks/NOTES.md).
-// A block may take its ticket before its loads, so that the atomic's round
-// trip overlaps them instead of preceding the last block's reads; the last
-// ticket then goes to the last block to start, not to finish.
+// A block may take its ticket before its (last chunk's) loads, so that the
+// atomic's round trip overlaps them instead of preceding the last block's
+// reads; the last ticket then goes to the last block to start them, not to
+// finish.
 constexpr uint64_t kMailboxFull = uint64_t(1) << 32;
+
+// Packed mailboxes (kPacked): an 8-byte integer partial in one word, its low
+// 63 bits and the full flag in bit 63, for partials known to lie in
+// [-2^62, 2^62): the int64 totals of blocks that add at most 2^31 integers
+// of 32 bits or fewer (the launcher checks the count). One word is whole or
+// absent, so such a block may take its ticket early, as a 4-byte one does.
+constexpr uint64_t kPackedMailboxFull = uint64_t(1) << 63;
+
+template <typename AccT, bool kPacked>
+constexpr int kWordsPerMailbox = kPacked ? 1 : kMailboxWords<AccT>;
 
 // Mailboxes read at once by a thread of the last block: four words in
 // flight, as many as 4-byte partials take. Eight words spilled in every
 // integer kernel under its 32-register cap (benchmarks/NOTES.md, session 19).
-template <typename AccT>
-constexpr int kMailboxBatch = 4 / kMailboxWords<AccT>;
+template <typename AccT, bool kPacked>
+constexpr int kMailboxBatch = 4 / kWordsPerMailbox<AccT, kPacked>;
 
 __device__ __forceinline__ void store_mailbox_word(uint64_t* word, uint64_t value) {
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(word), "l"(value) : "memory");
@@ -246,8 +258,13 @@ __device__ __forceinline__ uint64_t load_mailbox_word(const uint64_t* word) {
   return value;
 }
 
-template <typename AccT>
+template <typename AccT, bool kPacked>
 __device__ __forceinline__ void post_to_mailbox(uint64_t* mailbox, AccT value) {
+  if constexpr (kPacked) {
+    static_assert(sizeof(AccT) == sizeof(uint64_t) && std::is_integral_v<AccT>);
+    store_mailbox_word(mailbox, kPackedMailboxFull | (uint64_t(value) & ~kPackedMailboxFull));
+    return;
+  }
   uint32_t bits[kMailboxWords<AccT>];
   memcpy(bits, &value, sizeof(bits));
 #pragma unroll
@@ -257,24 +274,31 @@ __device__ __forceinline__ void post_to_mailbox(uint64_t* mailbox, AccT value) {
 }
 
 // A mailbox's words as first read, full or not.
-template <typename AccT>
+template <typename AccT, bool kPacked>
 struct MailboxWords {
-  uint64_t words[kMailboxWords<AccT>];
+  uint64_t words[kWordsPerMailbox<AccT, kPacked>];
 };
 
-template <typename AccT>
-__device__ __forceinline__ MailboxWords<AccT> fetch_mailbox(const uint64_t* mailbox) {
-  MailboxWords<AccT> fetched;
+template <typename AccT, bool kPacked>
+__device__ __forceinline__ MailboxWords<AccT, kPacked> fetch_mailbox(const uint64_t* mailbox) {
+  MailboxWords<AccT, kPacked> fetched;
 #pragma unroll
-  for (int w = 0; w < kMailboxWords<AccT>; ++w) fetched.words[w] = load_mailbox_word(mailbox + w);
+  for (int w = 0; w < kWordsPerMailbox<AccT, kPacked>; ++w) {
+    fetched.words[w] = load_mailbox_word(mailbox + w);
+  }
   return fetched;
 }
 
 // The partial in a mailbox read as `fetched`, reading again each word that
 // was still empty.
-template <typename AccT>
-__device__ __forceinline__ AccT settle_mailbox(MailboxWords<AccT> fetched,
+template <typename AccT, bool kPacked>
+__device__ __forceinline__ AccT settle_mailbox(MailboxWords<AccT, kPacked> fetched,
                                                const uint64_t* mailbox) {
+  if constexpr (kPacked) {
+    uint64_t word = fetched.words[0];
+    while ((word & kPackedMailboxFull) == 0) word = load_mailbox_word(mailbox);
+    return AccT(int64_t(word << 1) >> 1);  // bit 62 is the sign
+  }
   uint32_t bits[kMailboxWords<AccT>];
 #pragma unroll
   for (int w = 0; w < kMailboxWords<AccT>; ++w) {
@@ -288,31 +312,33 @@ __device__ __forceinline__ AccT settle_mailbox(MailboxWords<AccT> fetched,
   return value;
 }
 
-template <typename AccT>
+template <typename AccT, bool kPacked>
 __device__ __forceinline__ void empty_mailbox(uint64_t* mailbox) {
 #pragma unroll
-  for (int w = 0; w < kMailboxWords<AccT>; ++w) store_mailbox_word(mailbox + w, 0);
+  for (int w = 0; w < kWordsPerMailbox<AccT, kPacked>; ++w) store_mailbox_word(mailbox + w, 0);
 }
 
 // Every thread of every block calls this; thread 0's `value` is its block's
 // total (the other threads' is ignored). result[0] gets the sum of all
 // blocks' totals, added in the same order as sum_partials over them.
 // `ticket` is thread 0's take_mailbox_ticket.
-template <int kBlock, typename AccT, typename OutT>
+template <int kBlock, bool kPacked, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* mailboxes,
                                                          OutT* result, unsigned int* counter,
                                                          unsigned int ticket) {
-  constexpr int kWords = kMailboxWords<AccT>;
+  constexpr int kWords = kWordsPerMailbox<AccT, kPacked>;
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
-    post_to_mailbox(mailboxes + blockIdx.x * kWords, value);
+    post_to_mailbox<AccT, kPacked>(mailboxes + blockIdx.x * kWords, value);
     is_last = ticket == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last) return;
-  const auto fetch = [mailboxes](int64_t s) { return fetch_mailbox<AccT>(mailboxes + s * kWords); };
-  const auto settle = [mailboxes](MailboxWords<AccT> fetched, int64_t s) {
-    return settle_mailbox<AccT>(fetched, mailboxes + s * kWords);
+  const auto fetch = [mailboxes](int64_t s) {
+    return fetch_mailbox<AccT, kPacked>(mailboxes + s * kWords);
+  };
+  const auto settle = [mailboxes](MailboxWords<AccT, kPacked> fetched, int64_t s) {
+    return settle_mailbox<AccT, kPacked>(fetched, mailboxes + s * kWords);
   };
   // The last block's sum finishes as Triton's (sum_over_fixed_warps): H100
   // graph, int32 2^22 8.61 us against 8.79, 16-bit 2^20 0.06 us less, fp32
@@ -321,9 +347,9 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
   // ptxas moved their conversions in between a thread's loads, 0.2-0.7 us
   // slower (sm_90 SASS, benchmarks/NOTES.md, session 31).
   const AccT sum = sum_over_fixed_warps<kBlock / kWarpSize>(
-      sum_every<AccT, kMailboxBatch<AccT>>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
+      sum_every<AccT, kMailboxBatch<AccT, kPacked>>(fetch, settle, threadIdx.x, gridDim.x, kBlock));
   for (int64_t s = threadIdx.x; s < gridDim.x; s += kBlock) {
-    empty_mailbox<AccT>(mailboxes + s * kWords);
+    empty_mailbox<AccT, kPacked>(mailboxes + s * kWords);
   }
   if (threadIdx.x == 0) {
     result[0] = static_cast<OutT>(sum);
@@ -357,7 +383,8 @@ __device__ __forceinline__ unsigned int take_mailbox_ticket(const uint64_t* mail
 // writes result[0]: through the row's mailboxes (with `mailbox_ticket`, the
 // block's take_mailbox_ticket, else a ticket taken here), else its partials
 // and ticket, else (no counter) its partials alone, for a second launch.
-template <int kBlock, typename AccT, typename OutT>
+// kPacked: packed mailboxes, for the launches that allow them.
+template <int kBlock, bool kPacked = false, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uint64_t* mailboxes,
                                            unsigned int* counter, OutT* result, int64_t row,
                                            std::optional<unsigned int> mailbox_ticket = {}) {
@@ -367,8 +394,9 @@ __device__ __forceinline__ void finish_row(AccT block_total, AccT* partials, uin
     return;
   }
   if (mailboxes != nullptr) {
-    return finish_through_mailboxes<kBlock>(
-        block_total, mailboxes + row * gridDim.x * kMailboxWords<AccT>, result, counter + row,
+    return finish_through_mailboxes<kBlock, kPacked>(
+        block_total, mailboxes + row * gridDim.x * kWordsPerMailbox<AccT, kPacked>, result,
+        counter + row,
         mailbox_ticket ? *mailbox_ticket : take_mailbox_ticket(mailboxes, counter, row));
   }
   // Thread 0 writes the partial and takes the ticket: its acq_rel ticket
