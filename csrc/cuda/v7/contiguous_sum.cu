@@ -406,10 +406,11 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
                           uint64_t* mailboxes, unsigned int* counter, bool from_end,
                           int64_t tail_chunks) {
   const int64_t row = blockIdx.y;
-  // A block of one-word partials (fp32, fp16, bf16) takes its mailbox
-  // ticket as it starts its last chunk, so that the atomic's round trip
-  // overlaps loads instead of preceding the last block's reads, and the last
-  // ticket goes to a block that finishes about last (benchmarks/NOTES.md):
+  // A block of one-word partials (fp32, fp16, bf16, and the packed int64 of
+  // narrow integers) takes its mailbox ticket as it starts its last chunk,
+  // so that the atomic's round trip overlaps loads instead of preceding the
+  // last block's reads, and the last ticket goes to a block that finishes
+  // about last (benchmarks/NOTES.md):
   //  - a mid block reads one chunk: before its loads. H100 graph, fp32 2^18
   //    2.90 us against 3.12, 16-bit 2^20 3.37-3.39 against 3.57 (session 32);
   //  - a large block reading from the end: before its last chunk's loads.
@@ -417,9 +418,12 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   //    24.13-24.30 against 24.41-24.46 (session 33). Before its first chunk,
   //    a block of fewer chunks could start last and poll the mailboxes for
   //    most of the launch (int32 2^24 25.5 us against 24.6, session 32).
+  //  - int32 through packed mailboxes: H100 graph 2^18 2.97 us against
+  //    3.23-3.24, 2^22 8.25-8.26 against 8.53-8.54, 2^24 24.36-24.48 against
+  //    24.75-24.80 (session 33). In two-word mailboxes the early ticket lost
+  //    (2^20 4.48-4.54 us against 4.25, session 32).
   // Forward large blocks (past kFromEndL2Multiple x L2, not timed) and
-  // two-word partials (int32 mid 2^20 4.48-4.54 us against 4.25, cause not
-  // found; large 2^24 level) take it as they finish.
+  // two-word partials (int64, float64) take it as they finish.
   constexpr bool kOneWordPartials = kMailboxWords<acc_t<InT>> == 1 || kPackedMailboxes<InT>;
   std::optional<unsigned int> ticket;
   acc_t<InT> sum;
