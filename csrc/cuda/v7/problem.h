@@ -105,7 +105,7 @@ class ScratchSource {
 
 // Mailbox words a partial takes (reduce.cuh): 32 of its bits and a full
 // flag in each 64-bit word, so one for a 4-byte accumulator, two for an
-// 8-byte one.
+// 8-byte one (the host reserves that many; a packed mailbox takes one).
 template <typename AccT>
 constexpr int kMailboxWords = int(sizeof(AccT) / sizeof(uint32_t));
 

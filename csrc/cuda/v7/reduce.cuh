@@ -217,10 +217,11 @@ __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64
 // last block without a fence. A block's mailbox is kMailboxWords<AccT>
 // 64-bit words, zero when empty: 32 bits of the partial in the low half of
 // each and a full flag above them, stored relaxed, so each word is whole or
-// absent on its own. The ticket (take_mailbox_ticket) is relaxed too and
-// comes before the block's post, so the last block may arrive before other
-// blocks have stored; it reads a batch of mailboxes at once, then reads again
-// each word still empty until it is full. Every other block holds a ticket,
+// absent on its own (or one packed word, kPackedMailboxFull below). The
+// ticket (take_mailbox_ticket) is relaxed too and comes before the block's
+// post, so the last block may arrive before other blocks have stored; it
+// reads a batch of mailboxes at once, then reads again each word still
+// empty until it is full. Every other block holds a ticket,
 // so it is resident and posts without waiting on anything: the polls end
 // without waiting for any block to be scheduled. The last block empties the
 // mailboxes it read, and the next launch that owns them starts from zero.
