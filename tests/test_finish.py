@@ -21,8 +21,9 @@ FINISH_DTYPES = [torch.float32, torch.bfloat16, torch.float16, torch.float64, to
 
 
 # float32 elements in 527 whole chunks of 2,048 16-byte vectors, 100 vectors and one
-# element more: on Hopper 528 chunks, one wave of the large split, whose last block has
-# no whole chunk (it takes its ticket after its partial chunk).
+# element more: on a 132-SM GPU (H100 SXM, H200) 528 chunks, one wave of the large
+# split, whose last block has no whole chunk (it takes its ticket after its partial
+# chunk).
 ONE_CHUNK_SHORT_OF_A_WAVE = 4 * (527 * 2048) + 4 * 100 + 1
 
 
@@ -77,20 +78,28 @@ def test_back_to_back_sums_leave_no_partial_behind(dtype, seed):
 
 @requires_cuda
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.int8], ids=str)
-@pytest.mark.parametrize("numel", [2**20 + 7, 2**24 + 5], ids=["mid", "large"])
-def test_integer_block_totals_of_either_sign_past_32_bits(dtype, numel, seed):
-    """A packed mailbox keeps 63 bits of an int64 block total: runs of 5,000 elements
-    near the type's minimum or maximum, each run's sign at random, give block totals
-    of both signs whose low 32 bits alone would be wrong (int32) and whose sign is
-    bit 62 of the word."""
+@pytest.mark.parametrize("megabytes", [1, 64], ids=["mid", "large"])
+def test_integer_block_totals_of_either_sign_past_32_bits(dtype, megabytes, seed):
+    """A packed mailbox keeps 63 bits of an int64 block total, bit 62 its sign.
+    Runs of 5,000 elements near the type's minimum or maximum, each run's sign at
+    random, give block totals of both signs past 32 bits (int32). A lost sign would
+    put a negative total 2^63 off, which an even count of them cancels mod 2^64:
+    elements of 0 or 1 after 4,096 of the minimum (16 KB at most, in one chunk of
+    any shape) give exactly one negative block total (int32: -2^43 and change).
+    64 MB takes the large split from the end on an H100 or H200, 1 MB the mid
+    split."""
     info = torch.iinfo(dtype)
+    numel = megabytes * 2**20 // dtype.itemsize + 5
     noise = torch.randint(0, 100, (numel,), device="cuda")
     runs = torch.randint(0, 2, (numel // 5000 + 1,), device="cuda").bool()
     positive = runs.repeat_interleave(5000)[:numel]
-    x = torch.where(positive, info.max - noise, info.min + noise).to(dtype)
-    got = sum_v7(x)
-    assert got.item() == int(x.cpu().to(torch.int64).sum()), numel
-    assert torch.equal(got, second_launch_sums([x])[0])
+    mixed = torch.where(positive, info.max - noise, info.min + noise).to(dtype)
+    one_negative = (noise % 2).to(dtype)
+    one_negative[:4096] = info.min
+    for x in (mixed, one_negative):
+        got = sum_v7(x)
+        assert got.item() == int(x.cpu().to(torch.int64).sum()), numel
+        assert torch.equal(got, second_launch_sums([x])[0])
 
 
 @requires_cuda

@@ -450,8 +450,8 @@ void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>
   // A counter a row: more rows than counters finish in a second launch.
   if (problem.rows > finish.counter_count) finish.counter = nullptr;
   // Packed mailboxes hold a block's total of up to 2^31 elements: a block
-  // reads at most numel / blocks elements and one chunk more. Past that (4 TB
-  // of int32 on 528 blocks), the partials and an acq_rel ticket.
+  // reads at most numel / blocks elements and one chunk more. Past that
+  // (2.3 TB of int32 on 528 blocks), the partials and an acq_rel ticket.
   const bool packs = !kPackedMailboxes<InT> || problem.numel <= (blocks << 30);
   uint64_t* mailboxes = packs ? finish.mailboxes_for(blocks * problem.rows) : nullptr;
   const dim3 grid(blocks, problem.rows);

@@ -263,14 +263,15 @@ template <typename AccT, bool kPacked>
 __device__ __forceinline__ void post_to_mailbox(uint64_t* mailbox, AccT value) {
   if constexpr (kPacked) {
     static_assert(sizeof(AccT) == sizeof(uint64_t) && std::is_integral_v<AccT>);
-    store_mailbox_word(mailbox, kPackedMailboxFull | (uint64_t(value) & ~kPackedMailboxFull));
-    return;
-  }
-  uint32_t bits[kMailboxWords<AccT>];
-  memcpy(bits, &value, sizeof(bits));
+    // In range, bit 63 equals bit 62: the flag takes its place.
+    store_mailbox_word(mailbox, kPackedMailboxFull | uint64_t(value));
+  } else {
+    uint32_t bits[kMailboxWords<AccT>];
+    memcpy(bits, &value, sizeof(bits));
 #pragma unroll
-  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
-    store_mailbox_word(mailbox + w, kMailboxFull | bits[w]);
+    for (int w = 0; w < kMailboxWords<AccT>; ++w) {
+      store_mailbox_word(mailbox + w, kMailboxFull | bits[w]);
+    }
   }
 }
 
@@ -299,18 +300,19 @@ __device__ __forceinline__ AccT settle_mailbox(MailboxWords<AccT, kPacked> fetch
     uint64_t word = fetched.words[0];
     while ((word & kPackedMailboxFull) == 0) word = load_mailbox_word(mailbox);
     return AccT(int64_t(word << 1) >> 1);  // bit 62 is the sign
-  }
-  uint32_t bits[kMailboxWords<AccT>];
+  } else {
+    uint32_t bits[kMailboxWords<AccT>];
 #pragma unroll
-  for (int w = 0; w < kMailboxWords<AccT>; ++w) {
-    while ((fetched.words[w] & kMailboxFull) == 0) {
-      fetched.words[w] = load_mailbox_word(mailbox + w);
+    for (int w = 0; w < kMailboxWords<AccT>; ++w) {
+      while ((fetched.words[w] & kMailboxFull) == 0) {
+        fetched.words[w] = load_mailbox_word(mailbox + w);
+      }
+      bits[w] = uint32_t(fetched.words[w]);
     }
-    bits[w] = uint32_t(fetched.words[w]);
+    AccT value;
+    memcpy(&value, bits, sizeof(value));
+    return value;
   }
-  AccT value;
-  memcpy(&value, bits, sizeof(value));
-  return value;
 }
 
 template <typename AccT, bool kPacked>
