@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   //    (2^20 4.48-4.54 us against 4.25, session 32).
   // Forward large blocks (past kFromEndL2Multiple x L2, not timed) and
   // two-word partials (int64, float64) take it as they finish.
-  constexpr bool kOneWordPartials = kMailboxWords<acc_t<InT>> == 1 || kPackedMailboxes<InT>;
+  constexpr bool kOneWordPartials = kWordsPerMailbox<acc_t<InT>, kPackedMailboxes<InT>> == 1;
   std::optional<unsigned int> ticket;
   acc_t<InT> sum;
   if constexpr (kChunkABlock) {
