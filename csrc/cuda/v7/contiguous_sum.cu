@@ -310,9 +310,9 @@ __device__ __forceinline__ RowVectors<Index, InT> row_vectors(
 // A rotation, not a tail loop and then a head loop, so that every block has
 // as many chunks as in a forward sweep: two ragged loops can give a block one
 // more (a chunk is 1.6% of a block's share of fp32 2^28 on an H100).
-// From the end, `before_last_chunk()` runs once, just before the block's
-// last whole chunk, or at once where it has none (after the last block's
-// partial chunk); forward, never.
+// `before_last_chunk()` runs once, just before the block's last whole
+// chunk, or at once where it has none (after the last block's partial
+// chunk).
 template <int kLoads, typename InT, typename OutT, typename BeforeLastChunk>
 __device__ __forceinline__ acc_t<InT> thread_share_of_row(
     const ContiguousProblem<InT, OutT>& problem, int64_t row, bool from_end, int64_t tail_chunks,
@@ -353,11 +353,14 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
     const int64_t span = whole_chunks * kChunkVectors;
     const Vector<InT>* const wrap = vectors + span + thread;
     const Vector<InT>* chunk = vectors + first * kChunkVectors + thread;
-    for (int64_t c = blockIdx.x; c < whole_chunks; c += gridDim.x) {
+    int64_t c = blockIdx.x;
+    for (; c + gridDim.x < whole_chunks; c += gridDim.x) {
       sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
       chunk += window;
       if (chunk >= wrap) chunk -= span;
     }
+    before_last_chunk();
+    if (c < whole_chunks) sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
@@ -418,12 +421,15 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   //    24.13-24.30 against 24.41-24.46 (session 33). Before its first chunk,
   //    a block of fewer chunks could start last and poll the mailboxes for
   //    most of the launch (int32 2^24 25.5 us against 24.6, session 32).
+  //    Reading forward (past kFromEndL2Multiple x L2), the same: H200 graph,
+  //    fp32 2^26 60.63-60.68 us against 60.84-60.92, int32 2^26 60.77-60.86
+  //    against 61.03-61.15, bf16 2^28 118.21-118.24 against 118.41-118.42;
+  //    level at 2^30 (session 34).
   //  - int32 through packed mailboxes: H100 graph 2^18 2.97 us against
   //    3.23-3.24, 2^22 8.25-8.26 against 8.53-8.54, 2^24 24.36-24.48 against
   //    24.75-24.80 (session 33). In two-word mailboxes the early ticket lost
   //    (2^20 4.48-4.54 us against 4.25, session 32).
-  // Forward large blocks (past kFromEndL2Multiple x L2, not timed) and
-  // two-word partials (int64, float64) take it as they finish.
+  // Two-word partials (int64, float64) take it as they finish.
   constexpr bool kOneWordPartials = kWordsPerMailbox<acc_t<InT>, kPackedMailboxes<InT>> == 1;
   std::optional<unsigned int> ticket;
   acc_t<InT> sum;
