@@ -421,10 +421,11 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   //    24.13-24.30 against 24.41-24.46 (session 33). Before its first chunk,
   //    a block of fewer chunks could start last and poll the mailboxes for
   //    most of the launch (int32 2^24 25.5 us against 24.6, session 32).
-  //    Reading forward (past kFromEndL2Multiple x L2), the same: H200 graph,
-  //    fp32 2^26 60.63-60.68 us against 60.84-60.92, int32 2^26 60.77-60.86
-  //    against 61.03-61.15, bf16 2^28 118.21-118.24 against 118.41-118.42;
-  //    level at 2^30 (session 34).
+  //    Reading forward (past kFromEndL2Multiple x L2), the same: graph,
+  //    fp32 2^26 60.63-60.68 us against 60.84-60.92 (H200), 87.39-87.56
+  //    against 87.76-87.77 (H100); bf16 2^28 118.21-118.24 against
+  //    118.41-118.42 (H200), 172.09-172.28 against 172.57-172.74 (H100);
+  //    level at 4-byte 2^28 (H100) and 2^30 (H200) (session 34).
   //  - int32 through packed mailboxes: H100 graph 2^18 2.97 us against
   //    3.23-3.24, 2^22 8.25-8.26 against 8.53-8.54, 2^24 24.36-24.48 against
   //    24.75-24.80 (session 33). In two-word mailboxes the early ticket lost
