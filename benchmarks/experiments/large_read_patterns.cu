@@ -16,7 +16,9 @@
 //    balance across multiprocessors that a block a chunk buys?);
 //  - fenced: a block a chunk that publishes its total with a fence and an
 //    atomic (the acq_rel finish's cost a block);
-//  - grouped: a block a chunk, finished in two levels without a fence.
+//  - grouped: a block a chunk (or two), finished in two levels without a
+//    fence. The two patterns whose final finisher batches its polls were
+//    added after the last run (NOTES, session 34, Next 1) and have not run.
 // All but `grouped` leave a partial a block for the host. The input is small
 // integers, so every partial is exact and each kernel's total must equal the
 // float64 reference before it is timed. Times are CUDA-graph replays of 4
@@ -196,28 +198,59 @@ __device__ __forceinline__ void post(unsigned long long* word, float value) {
                "l"(kFull | __float_as_uint(value)));
 }
 
-// The value in `word` once it is full; leaves it empty.
-__device__ __forceinline__ float collect(unsigned long long* word) {
+__device__ __forceinline__ unsigned long long load_word(const unsigned long long* word) {
   unsigned long long bits;
-  do {
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(bits) : "l"(word));
-  } while (!(bits & kFull));
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(bits) : "l"(word));
+  return bits;
+}
+
+// The value in `word` once it is full (`bits`: a load already made);
+// leaves it empty.
+__device__ __forceinline__ float collect(unsigned long long* word, unsigned long long bits = 0) {
+  while (!(bits & kFull)) bits = load_word(word);
   *word = 0;
   return __uint_as_float(unsigned(bits));
 }
 
-template <Finisher kFinisher>
+// The final finisher's polls, batched: every word of the thread loaded
+// before it waits on any. Up to kThreads * kMaxFinalWords groups.
+constexpr int kMaxFinalWords = 8;
+
+__device__ __forceinline__ double collect_batched(unsigned long long* words, long count) {
+  unsigned long long bits[kMaxFinalWords];
+#pragma unroll
+  for (int k = 0; k < kMaxFinalWords; ++k) {
+    const long i = threadIdx.x + long(k) * kThreads;
+    bits[k] = i < count ? load_word(words + i) : 0;
+  }
+  double sum = 0;
+#pragma unroll
+  for (int k = 0; k < kMaxFinalWords; ++k) {
+    const long i = threadIdx.x + long(k) * kThreads;
+    if (i < count) sum += collect(words + i, bits[k]);
+  }
+  return sum;
+}
+
+// kChunksPerBlock neighbouring chunks a block; kBatchedPolls: the final
+// finisher loads all its words before waiting on any.
+template <Finisher kFinisher, int kChunksPerBlock = 1, bool kBatchedPolls = false>
 __global__ void __launch_bounds__(kThreads, 4)
     grouped(const float4* x, long chunks, int group, float*) {
   __shared__ unsigned int ticket;
+  const long blocks = (chunks + kChunksPerBlock - 1) / kChunksPerBlock;
   const long block = blockIdx.x;
   const long g = block / group;
   const long first = g * group;
-  const int members = int(min(long(group), chunks - first));
+  const int members = int(min(long(group), blocks - first));
   if (kFinisher != Finisher::kLastToArrive && threadIdx.x == 0) {
     ticket = atomicAdd(&group_tickets[g], 1u);
   }
-  const float total = block_total(chunk_share(x + block * kChunkVectors));
+  float share = 0;
+  for (long c = block * kChunksPerBlock; c < min(chunks, (block + 1) * kChunksPerBlock); ++c) {
+    share += chunk_share(x + c * kChunkVectors);
+  }
+  const float total = block_total(share);
   if (threadIdx.x == 0) {
     post(chunk_words + block, total);
     if (kFinisher == Finisher::kLastToArrive) ticket = atomicAdd(&group_tickets[g], 1u);
@@ -226,7 +259,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   if (kFinisher == Finisher::kNone || ticket != unsigned(members - 1)) return;
   const float member = threadIdx.x < members ? collect(chunk_words + first + threadIdx.x) : 0.0f;
   const float group_total = block_total(member);
-  const long groups = (chunks + group - 1) / group;
+  const long groups = (blocks + group - 1) / group;
   if (threadIdx.x == 0) {
     group_tickets[g] = 0;
     post(group_words + g, group_total);
@@ -235,7 +268,11 @@ __global__ void __launch_bounds__(kThreads, 4)
   __syncthreads();
   if (ticket != unsigned(groups - 1)) return;
   double sum = 0;
-  for (long i = threadIdx.x; i < groups; i += kThreads) sum += collect(group_words + i);
+  if (kBatchedPolls) {
+    sum = collect_batched(group_words, groups);
+  } else {
+    for (long i = threadIdx.x; i < groups; i += kThreads) sum += collect(group_words + i);
+  }
   const double grand_total = block_total(sum);
   if (threadIdx.x == 0) {
     final_total = grand_total;
@@ -310,12 +347,17 @@ float graph_us(const std::function<void(int, cudaStream_t)>& launch, int per_gra
 
 using Kernel = void (*)(const float4*, long, int, float*);
 
+// What a pattern's launch leaves to check: a partial a block, the finished
+// total, or nothing (tickets and posts only).
+enum class Result { kPartials, kTotal, kUnchecked };
+
 struct Pattern {
   const char* name;
   int grid;
   int run;  // chunks a run, or blocks a group
   Kernel kernel = runs;
   int shared_bytes = 0;  // dynamic shared memory: caps the blocks an SM
+  Result result = Result::kPartials;
 };
 
 }  // namespace
@@ -361,18 +403,25 @@ int main() {
         {"one wave, chunks from a counter", wave, 1, dynamic},
         {"a block a chunk, chunk by ticket", all, 1, ticketed},
         {"a block a chunk, fence + atomic", all, 1, fenced},
-        {"groups of 64, last to start finishes", all, 64, grouped<Finisher::kLastToStart>},
-        {"groups of 64, last to arrive finishes", all, 64, grouped<Finisher::kLastToArrive>},
-        {"groups of 256, last to arrive finishes", all, 256, grouped<Finisher::kLastToArrive>},
-        {"group tickets and posts, no finish", all, 64, grouped<Finisher::kNone>},
+        {"groups of 64, last to start finishes", all, 64, grouped<Finisher::kLastToStart>, 0,
+         Result::kTotal},
+        {"groups of 64, last to arrive finishes", all, 64, grouped<Finisher::kLastToArrive>, 0,
+         Result::kTotal},
+        {"groups of 256, last to arrive finishes", all, 256, grouped<Finisher::kLastToArrive>, 0,
+         Result::kTotal},
+        {"groups of 64, last to arrive, batched polls", all, 64,
+         grouped<Finisher::kLastToArrive, 1, true>, 0, Result::kTotal},
+        {"2 chunks a block, groups of 64, batched polls", (all + 1) / 2, 64,
+         grouped<Finisher::kLastToArrive, 2, true>, 0, Result::kTotal},
+        {"group tickets and posts, no finish", all, 64, grouped<Finisher::kNone>, 0,
+         Result::kUnchecked},
     };
     std::printf("2^%d fp32 (%ld chunks of 32 KB)\n", log2, chunks);
     for (int round = 0; round < 2; ++round) {
       for (const Pattern& pattern : patterns) {
         const bool counted = pattern.kernel == dynamic || pattern.kernel == ticketed;
-        const bool finished = pattern.kernel == grouped<Finisher::kLastToStart> ||
-                              pattern.kernel == grouped<Finisher::kLastToArrive>;
-        const bool unfinished = pattern.kernel == grouped<Finisher::kNone>;
+        const bool finished = pattern.result == Result::kTotal;
+        const bool unfinished = pattern.result == Result::kUnchecked;
         auto launch = [&](int buffer, cudaStream_t stream) {
           if (counted) reset_next<<<1, 1, 0, stream>>>();
           pattern.kernel<<<pattern.grid, kThreads, pattern.shared_bytes, stream>>>(
