@@ -31,14 +31,7 @@
 #include <functional>
 #include <vector>
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    const cudaError_t status = (call);                                           \
-    if (status != cudaSuccess) {                                                 \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status)); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
+#include "probe.cuh"
 
 namespace {
 
@@ -46,14 +39,6 @@ constexpr int kThreads = 512;
 constexpr int kLoads = 4;
 constexpr long kChunkVectors = kThreads * kLoads;  // float4s: 32 KB
 constexpr int kWarps = kThreads / 32;
-
-__device__ __forceinline__ float4 load_streaming(const float4* address) {
-  float4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
-      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-      : "l"(address));
-  return v;
-}
 
 // This thread's share of the chunk at `chunk`: its kLoads vectors, all
 // loaded before the first add.

@@ -30,25 +30,9 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    const cudaError_t status = (call);                                                    \
-    if (status != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
+#include "probe.cuh"
 
 namespace {
-
-// sum_v7's load for the row kernels (loads.cuh, L2's default fill).
-__device__ __forceinline__ float4 load_streaming(const float4* address) {
-  float4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
-      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-      : "l"(address));
-  return v;
-}
 
 template <int kThreads>
 __device__ __forceinline__ float block_total(float value) {
