@@ -131,8 +131,12 @@ def test_split_sums_beside_a_busy_stream_give_the_same_bits(dtype, seed):
     products must still be running when the sums are done. A last block that waited on
     a block that never posts would hang: the sums get a deadline. The first three sizes
     take the mid split (bf16 2^18 would take a cluster on Hopper), 2^24 + 5 the large
-    one, read from the end (at most 4x L2), as ONE_CHUNK_SHORT_OF_A_WAVE does at 4-byte types."""
+    one, read from the end (at most 4x L2), as ONE_CHUNK_SHORT_OF_A_WAVE does at 4-byte
+    types; one sum of 5x L2 reads forward."""
+    l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+    read_forward = 5 * l2_bytes // dtype.itemsize + 3
     sizes = [2**19 - 1, 2**20 + 7, 2**22 - 5, 2**24 + 5, ONE_CHUNK_SHORT_OF_A_WAVE] * 10
+    sizes.append(read_forward)
     inputs = [random_tensor(numel, dtype, "cuda") for numel in sizes]
     expected = second_launch_sums(inputs)
     busy = torch.cuda.Stream()
