@@ -339,28 +339,28 @@ __device__ __forceinline__ acc_t<InT> thread_share_of_row(
   // a cost that shows once a producer has left part of the row in L2
   // (benchmarks/NOTES.md, session 18).
   const int64_t window = int64_t(gridDim.x) * kChunkVectors;
-  if (from_end) {
-    const Vector<InT>* chunk = vectors + (whole_chunks - 1 - blockIdx.x) * kChunkVectors + thread;
+  // Chunks blockIdx.x, + gridDim.x, ... from `chunk` on, `next` stepping the
+  // pointer, the last one after before_last_chunk().
+  const auto sweep = [&](const Vector<InT>* chunk, auto next) {
     int64_t c = blockIdx.x;
-    for (; c + gridDim.x < whole_chunks; c += gridDim.x, chunk -= window) {
+    for (; c + gridDim.x < whole_chunks; c += gridDim.x, chunk = next(chunk)) {
       sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
     }
     before_last_chunk();
     if (c < whole_chunks) sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
+  };
+  if (from_end) {
+    sweep(vectors + (whole_chunks - 1 - blockIdx.x) * kChunkVectors + thread,
+          [window](const Vector<InT>* chunk) { return chunk - window; });
   } else {
     int64_t first = whole_chunks - min(tail_chunks, whole_chunks) + blockIdx.x;
     if (first >= whole_chunks) first -= whole_chunks;
     const int64_t span = whole_chunks * kChunkVectors;
     const Vector<InT>* const wrap = vectors + span + thread;
-    const Vector<InT>* chunk = vectors + first * kChunkVectors + thread;
-    int64_t c = blockIdx.x;
-    for (; c + gridDim.x < whole_chunks; c += gridDim.x) {
-      sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
+    sweep(vectors + first * kChunkVectors + thread, [window, span, wrap](const Vector<InT>* chunk) {
       chunk += window;
-      if (chunk >= wrap) chunk -= span;
-    }
-    before_last_chunk();
-    if (c < whole_chunks) sum += whole_round_sum<AccT, kLoads>(chunk, kChunkThreads);
+      return chunk >= wrap ? chunk - span : chunk;
+    });
   }
   return sum + static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
 }
