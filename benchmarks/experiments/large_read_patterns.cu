@@ -1,24 +1,24 @@
 // Probe, not part of the build: how the read order and the finish of a large
 // fp32 sum (2^26-2^30) set its time, with nothing else of sum_v7 around them
-// (benchmarks/NOTES.md, session 34, calls 7-17).
+// (benchmarks/NOTES.md, session 34, calls 7-20, and session 35, calls 1-4).
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/large_read_patterns \
 //     benchmarks/experiments/large_read_patterns.cu && /tmp/large_read_patterns
 //
 // Every kernel reads 32 KB chunks (512 threads x 4 loads of 16 bytes, sum_v7's
 // large chunk):
-//  - runs: one wave of blocks taking chunks in turn (sum_v7's large shape), or
-//    a block a range of neighbouring chunks over many waves (Inductor's split
-//    reduction reads 512 KB a program); optionally with fewer blocks an SM,
-//    capped with dynamic shared memory;
+//  - runs: one wave of blocks taking chunks (or runs of neighbouring chunks)
+//    in turn (sum_v7's large shape), or a block a range of neighbouring
+//    chunks over many waves (Inductor's split reduction reads 512 KB a
+//    program), optionally finished by a second launch as Inductor's is;
+//    optionally with fewer blocks an SM, capped with dynamic shared memory;
 //  - piped: the one-wave order with the next chunk's loads issued first;
 //  - dynamic, ticketed: chunks handed out by an atomic counter (is it the
 //    balance across multiprocessors that a block a chunk buys?);
 //  - fenced: a block a chunk that publishes its total with a fence and an
 //    atomic (the acq_rel finish's cost a block);
-//  - grouped: a block a chunk (or two), finished in two levels without a
-//    fence. The two patterns whose final finisher batches its polls were
-//    added after the last run (NOTES, session 34, Next 1) and have not run.
+//  - grouped: a block a chunk (or 2, 4, 16), finished in two levels without
+//    a fence, the final finisher's polls one after another or batched.
 // All but `grouped` leave a partial a block for the host. The input is small
 // integers, so every partial is exact and each kernel's total must equal the
 // float64 reference before it is timed. Times are CUDA-graph replays of 4
@@ -265,16 +265,18 @@ __global__ void __launch_bounds__(kThreads, 4)
   }
 }
 
-// One block of 1,024 threads adds n partials (a second launch's finish).
-__global__ void __launch_bounds__(1024) finish(const float* partials, long n, float* out) {
-  float sum = 0;
+// One block of 1,024 threads adds n partials (a second launch's finish), in
+// Acc: double where the total must be exact.
+template <typename Acc>
+__global__ void __launch_bounds__(1024) finish(const float* partials, long n, Acc* out) {
+  Acc sum = 0;
   for (long i = threadIdx.x; i < n; i += 1024) sum += partials[i];
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(~0u, sum, offset);
-  __shared__ float warp_sums[32];
+  __shared__ Acc warp_sums[32];
   if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum;
   __syncthreads();
   if (threadIdx.x == 0) {
-    float total = 0;
+    Acc total = 0;
     for (int w = 0; w < 32; ++w) total += warp_sums[w];
     out[0] = total;
   }
@@ -333,8 +335,9 @@ float graph_us(const std::function<void(int, cudaStream_t)>& launch, int per_gra
 using Kernel = void (*)(const float4*, long, int, float*);
 
 // What a pattern's launch leaves to check: a partial a block, the finished
-// total, or nothing (tickets and posts only).
-enum class Result { kPartials, kTotal, kUnchecked };
+// total, the total of a second launch that adds the partials (Inductor's
+// split reduction), or nothing (tickets and posts only).
+enum class Result { kPartials, kTotal, kSecondLaunch, kUnchecked };
 
 struct Pattern {
   const char* name;
@@ -354,6 +357,8 @@ int main() {
   CHECK(cudaGetDeviceProperties(&properties, 0));
   std::printf("%s, %d SMs, L2 %d MB\n", properties.name, sms, properties.l2CacheSize >> 20);
   CHECK(cudaFuncSetAttribute(runs, cudaFuncAttributeMaxDynamicSharedMemorySize, 110 << 10));
+  CHECK(cudaFuncSetAttribute(grouped<Finisher::kLastToArrive, 16, true>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, 110 << 10));
   const int wave = 4 * sms;
   const int three_an_sm = 64 << 10;  // 3 blocks of 64 KB fit an SM's 228 KB, 4 do not
   for (int log2 : {26, 28, 30}) {
@@ -375,9 +380,14 @@ int main() {
     CHECK(cudaMemcpy(&expected, device_reference, sizeof(double), cudaMemcpyDeviceToHost));
     float* partials;
     CHECK(cudaMalloc(&partials, (chunks + 1) * sizeof(float)));
+    double* second_total;
+    CHECK(cudaMalloc(&second_total, sizeof(double)));
     const std::vector<Pattern> patterns = {
         {"one wave, chunks in turn (v7)", wave, 1},
         {"one wave of 3 x SMs blocks", 3 * sms, 1},
+        {"one wave, runs of 2 chunks", wave, 2},
+        {"one wave, runs of 4 chunks", wave, 4},
+        {"one wave, runs of 16 chunks", wave, 16},
         {"a block a chunk", all, 1},
         {"a block 2 chunks", (all + 1) / 2, 2},
         {"a block 4 chunks", (all + 3) / 4, 4},
@@ -398,6 +408,16 @@ int main() {
          grouped<Finisher::kLastToArrive, 1, true>, 0, Result::kTotal},
         {"2 chunks a block, groups of 64, batched polls", (all + 1) / 2, 64,
          grouped<Finisher::kLastToArrive, 2, true>, 0, Result::kTotal},
+        {"4 chunks a block, groups of 64, batched polls", (all + 3) / 4, 64,
+         grouped<Finisher::kLastToArrive, 4, true>, 0, Result::kTotal},
+        {"16 chunks a block, groups of 64, batched", (all + 15) / 16, 64,
+         grouped<Finisher::kLastToArrive, 16, true>, 0, Result::kTotal},
+        {"16 chunks a block, groups of 16, batched", (all + 15) / 16, 16,
+         grouped<Finisher::kLastToArrive, 16, true>, 0, Result::kTotal},
+        {"16 chunks, 3 an SM, groups of 64, batched", (all + 15) / 16, 64,
+         grouped<Finisher::kLastToArrive, 16, true>, three_an_sm, Result::kTotal},
+        {"16 chunks a block + a finishing launch", (all + 15) / 16, 16, runs, 0,
+         Result::kSecondLaunch},
         {"group tickets and posts, no finish", all, 64, grouped<Finisher::kNone>, 0,
          Result::kUnchecked},
     };
@@ -406,18 +426,25 @@ int main() {
       for (const Pattern& pattern : patterns) {
         const bool counted = pattern.kernel == dynamic || pattern.kernel == ticketed;
         const bool finished = pattern.result == Result::kTotal;
+        const bool second = pattern.result == Result::kSecondLaunch;
         const bool unfinished = pattern.result == Result::kUnchecked;
         auto launch = [&](int buffer, cudaStream_t stream) {
           if (counted) reset_next<<<1, 1, 0, stream>>>();
           pattern.kernel<<<pattern.grid, kThreads, pattern.shared_bytes, stream>>>(
               reinterpret_cast<const float4*>(buffers[buffer]), chunks, pattern.run, partials);
           CHECK(cudaGetLastError());
+          if (second) {
+            finish<<<1, 1024, 0, stream>>>(partials, pattern.grid, second_total);
+            CHECK(cudaGetLastError());
+          }
         };
         launch(0, nullptr);
         CHECK(cudaDeviceSynchronize());
         double total = 0;
         if (finished) {
           CHECK(cudaMemcpyFromSymbol(&total, final_total, sizeof(double)));
+        } else if (second) {
+          CHECK(cudaMemcpy(&total, second_total, sizeof(double), cudaMemcpyDeviceToHost));
         } else if (!unfinished) {
           std::vector<float> host(pattern.grid);
           CHECK(cudaMemcpy(host.data(), partials, pattern.grid * sizeof(float),
@@ -454,6 +481,7 @@ int main() {
     for (float* buffer : buffers) CHECK(cudaFree(buffer));
     CHECK(cudaFree(partials));
     CHECK(cudaFree(device_reference));
+    CHECK(cudaFree(second_total));
   }
   return 0;
 }
