@@ -180,7 +180,6 @@ def test_4_byte_rows_of_fixed_blocks_sum_exactly(dtype, rows, seed):
         (torch.float32, 2**9, 128),
         (torch.float32, 2**12, 512),
         (torch.float32, 2**13, 512),
-        (torch.float32, 2**14, 512),
         (torch.bfloat16, 2**10, 128),
         (torch.bfloat16, 2**11, 256),
         (torch.bfloat16, 2**12, 256),
@@ -197,7 +196,7 @@ def test_4_byte_rows_of_fixed_blocks_sum_exactly(dtype, rows, seed):
 def test_small_sums_launch_one_block_of_just_enough_warps(dtype, numel, block, tmp_path):
     """fp32: 2^10 and 2^11 elements are 256 and 512 vectors, two a thread in half as
     many threads (int32 the same); 1,152 (288 vectors, 9 warps, odd) and 2^9 (128) one
-    a thread; 2^12 two a thread; 2^13 four a thread, and 2^14 two rounds of four.
+    a thread; 2^12 two a thread; 2^13 four a thread.
     16-bit 2^10: 2 8-byte half vectors a thread; 2^11 and 2^12 twice the block, of 2
     and 4; other whole warps of halves up to 512 one a thread (1,920 elements: 480);
     past 2^12, 16-byte vectors again (4,160: 520 vectors, 2 a thread in 9 warps).
@@ -236,6 +235,36 @@ def test_16_bit_half_vector_loads_allocate_in_l1_up_to_2_kb(
     first_arguments = re.compile(rf"one_block_sum_kernel<{loads}, \([\w:() ]*RowFit\){fit},")
     assert len(kernels) == 1 and first_arguments.search(kernels[0][0]), kernels
     assert kernels[0][1] == [rows, 1, 1], kernels
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("dtype", "numel"),
+    [
+        (torch.float32, 2**14),
+        (torch.int32, 2**14),
+        (torch.bfloat16, 2**15),
+        (torch.float32, 2**13 + 4),
+        (torch.float64, 2**13),
+    ],
+    ids=str,
+)
+def test_past_one_round_of_the_one_block_a_cluster_or_a_second_round(dtype, numel, tmp_path):
+    """More vectors than one round of the one block holds (2,048), up to two rounds
+    (4,096): one cluster of narrow chunks where the GPU runs clusters (1,024 vectors;
+    512 for 16-bit types, 2,048 for 8-byte ones); elsewhere the same block's second
+    round."""
+    x = random_tensor(numel, dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
+    vectors = math.ceil(numel * dtype.itemsize / 16)
+    if torch.cuda.get_device_capability(x.device)[0] >= 9:
+        chunk_vectors = {8: 2048, 4: 1024, 2: 512}[dtype.itemsize]
+        expected = ("cluster_sum_kernel", [math.ceil(vectors / chunk_vectors), 1, 1])
+    else:
+        expected = ("one_block_sum_kernel", [1, 1, 1])
+    assert len(kernels) == 1 and expected[0] in kernels[0][0], kernels
+    assert (kernels[0][1], kernels[0][2]) == (expected[1], [512, 1, 1]), kernels
+    assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={numel}")
 
 
 @requires_cuda
@@ -323,7 +352,8 @@ def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
     [
         (torch.float32, 2**14 + 4, 5),
         (torch.float32, 2**15, 8),
-        (torch.bfloat16, 2**16, 8),
+        (torch.bfloat16, 2**16, 16),
+        (torch.float16, 2**15 + 8, 9),
         (torch.float64, 2**13 + 2, 3),
         (torch.int32, 2**16, 16),
         (torch.float32, 2**17, 16),
@@ -348,8 +378,9 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
         expected = ("cluster_sum_kernel",)
     elif capability[0] >= 9:
         expected = ("cluster_sum_kernel", "contiguous_sum_kernel")
-        if dtype.itemsize <= 4:  # clusters of 8 at most: chunks of 4 loads (2,048 vectors)
-            grids.append(math.ceil(math.ceil(numel * dtype.itemsize / 16) / 2048))
+        if dtype.itemsize <= 4:  # clusters of 8 at most: chunks of 2 or 4 loads
+            vectors = math.ceil(numel * dtype.itemsize / 16)
+            grids += [math.ceil(vectors / 1024), math.ceil(vectors / 2048)]
             grids.append(mid_split_blocks(numel, dtype, sms))
     else:
         expected = ("contiguous_sum_kernel",)

@@ -6,10 +6,10 @@
 // picks the row, and each row finishes on its own counter. Every thread loads
 // in rounds of up to 4 vectors issued together (loads.cuh's round sums).
 // Launch shapes by size, from the graph-mode sweeps in benchmarks/NOTES.md:
-//  - one block, of as few warps as cover the input in one or two rounds
-//    (16-bit rows of whole warps of 8-byte loads up to 2^12 elements, 2^11
-//    and 2^12 in 256 threads of 2 and 4), with 32-bit indices: no second
-//    stage at all;
+//  - one block, of as few warps as cover the input in one round (two where
+//    the GPU runs no thread-block clusters) (16-bit rows of whole warps of
+//    8-byte loads up to 2^12 elements, 2^11 and 2^12 in 256 threads of 2 and
+//    4), with 32-bit indices: no second stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
 //    round a thread), finished by the last block to arrive, or, up to the
 //    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an
@@ -31,16 +31,16 @@ namespace torch_reduce::cuda::v7 {
 namespace {
 
 // The one-block shape: up to kOneBlockThreads threads with 1, 2 or
-// kLoadsPerRound loads in flight each, for one or two rounds, with 32-bit
-// indices (one block never sees 2^31 elements). The grid-stride kernel that
+// kLoadsPerRound loads in flight each, for one round, or two on GPUs without
+// clusters (launch_contiguous_sum), with 32-bit indices (one block never sees
+// 2^31 elements). The grid-stride kernel that
 // served these sizes ran 2.5x the instructions of Inductor's one-block kernel
 // (64-bit indices, a count-down loop, the split finish's branches), and 0.6 us
 // longer (benchmarks/NOTES.md).
 constexpr int kOneBlockThreads = 512;
 constexpr int kLoadsPerRound = 4;
-constexpr int kOneBlockRounds = 2;
-constexpr int64_t kOneBlockMaxVectors =
-    int64_t(kOneBlockThreads) * kLoadsPerRound * kOneBlockRounds;
+constexpr int64_t kOneBlockRoundVectors = int64_t(kOneBlockThreads) * kLoadsPerRound;
+constexpr int64_t kOneBlockMaxVectors = 2 * kOneBlockRoundVectors;
 
 // 16-bit one-block sums in 8-byte loads (HalfVectors): their loads may
 // allocate in L1 while a block's loads are at most this many halves (2 KB);
@@ -549,11 +549,25 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   const int64_t vectors = ceil_div(problem.numel, kElementsPerVector<InT>);
   if (vectors <= kOneBlockThreads) return launch_one_block<1>(problem, vectors, context);
   if (vectors <= 2 * kOneBlockThreads) return launch_one_block<2>(problem, vectors, context);
-  if (vectors <= kOneBlockMaxVectors) {
+  if (vectors <= kOneBlockRoundVectors) {
     return launch_one_block<kLoadsPerRound>(problem, vectors, context);
   }
   constexpr int kNarrowLoads = kNarrowChunkLoads<InT>;
+  // Past one round of the one block, a cluster of narrow chunks where the GPU
+  // runs one: H100 graph, fp32 and int32 2^14 2.10 and 2.12 us against 2.43
+  // and 2.87 in the block's two rounds, bf16 2^15 2.21 against 2.74 (fp32
+  // 2^14 1.23x -> 1.43x Inductor). GPUs without clusters keep the second
+  // round (not timed against their split). 16- and 8-bit sums take chunks of
+  // one load where those fit a cluster, as in their mid split: bf16 2^15
+  // 2.11 us against 2.20-2.21, 2^16 2.22-2.23 against 2.29; 4-byte sums lost
+  // 0.03-0.04 us that way at 2^15 (benchmarks/NOTES.md, session 35).
+  if constexpr (kElementsPerVector<InT> >= 8) {
+    if (launch_in_one_cluster<1>(problem, vectors, context)) return;
+  }
   if (launch_in_one_cluster<kNarrowLoads>(problem, vectors, context)) return;
+  if (vectors <= kOneBlockMaxVectors) {
+    return launch_one_block<kLoadsPerRound>(problem, vectors, context);
+  }
   if constexpr (kNarrowLoads != kLoadsPerRound) {
     // Narrow chunks too many for a cluster, wide ones few enough (with
     // clusters of 16: 16-bit sums up to 2^18 elements, 4-byte ones up to
