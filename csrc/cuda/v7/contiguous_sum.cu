@@ -83,9 +83,10 @@ constexpr int kTwoLoadMinVectors = 256;
 enum class RowFit { kAny, kAligned, kWholeRound, kWholeRoundOfHalves, kL1Halves };
 
 // Block r sums row r, each thread kLoads vectors a round: 1 or 2 for the
-// smallest sizes (one round; 16-bit half vectors up to 4), kLoadsPerRound up
-// to two rounds. At 2^10 fp32 Inductor launches 256 threads of one vector;
-// 64 threads of 4 loads each were 0.2-0.3 us slower, 128 of 2 0.02 us faster
+// smallest sizes (one round; 16-bit half vectors up to 4), kLoadsPerRound for
+// one round, or two where no cluster takes the row (launch_contiguous_sum).
+// At 2^10 fp32 Inductor launches 256 threads of one vector; 64 threads of 4
+// loads each were 0.2-0.3 us slower, 128 of 2 0.02 us faster
 // (benchmarks/NOTES.md, session 30).
 // kThreads: the block size where the launch fixes it for the kernel (the
 // whole-round shapes of 128, 256 and 512 threads), 0 where the launch picks
