@@ -11,7 +11,8 @@
 //  - a message between two multiprocessors: two blocks ping-pong on one word
 //    with relaxed stores and polls (the fence-free mailbox of reduce.cuh),
 //    and with a release store and acquire polls;
-//  - a 512-thread block reduction (warp shuffles, one barrier, warp sums).
+//  - a 512-thread block reduction (warp shuffles, one barrier, warp sums),
+//    with a broadcast that chains one to the next.
 // Times come from %globaltimer (ns) over many repetitions.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/finish_latency \
@@ -103,8 +104,9 @@ __global__ void ping_pong(unsigned int* word, int rounds, unsigned long long* ns
 }
 
 // ns a 512-thread block reduction of one float a thread, as the finish's
-// (shuffles within warps, one barrier, thread 0 adds the warp sums), each
-// depending on the last.
+// (shuffles within warps, a barrier, thread 0 adds the warp sums), each
+// followed by a broadcast of its total (two more barriers) so that the next
+// depends on it: an upper bound on one reduction, not a lower one.
 __global__ void __launch_bounds__(512)
     block_reductions(int repeats, float* sink, unsigned long long* ns) {
   __shared__ float warp_sums[16];
