@@ -1,6 +1,7 @@
 // What the standalone probes in this folder share (read_patterns.cu,
-// large_read_patterns.cu): the error check and sum_v7's streaming 16-byte
-// load (loads.cuh: L1 bypassed, L2's default fill).
+// large_read_patterns.cu, finish_latency.cu, finish_timeline.cu): the error
+// check and sum_v7's streaming 16-byte load (loads.cuh: L1 bypassed, L2's
+// default fill).
 #pragma once
 
 #include <cuda_runtime.h>
