@@ -7,9 +7,9 @@
 // in rounds of up to 4 vectors issued together (loads.cuh's round sums).
 // Launch shapes by size, from the graph-mode sweeps in benchmarks/NOTES.md:
 //  - one block, of as few warps as cover the input in one round (two where
-//    the GPU runs no thread-block clusters) (16-bit rows of whole warps of
-//    8-byte loads up to 2^12 elements, 2^11 and 2^12 in 256 threads of 2 and
-//    4), with 32-bit indices: no second stage at all;
+//    no thread-block cluster takes it) (16-bit rows of whole warps of 8-byte
+//    loads up to 2^12 elements, 2^11 and 2^12 in 256 threads of 2 and 4),
+//    with 32-bit indices: no second stage at all;
 //  - mid sizes: a 512-thread block per chunk of 1024 or 2048 vectors (one
 //    round a thread), finished by the last block to arrive, or, up to the
 //    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an
@@ -31,12 +31,12 @@ namespace torch_reduce::cuda::v7 {
 namespace {
 
 // The one-block shape: up to kOneBlockThreads threads with 1, 2 or
-// kLoadsPerRound loads in flight each, for one round, or two on GPUs without
-// clusters (launch_contiguous_sum), with 32-bit indices (one block never sees
-// 2^31 elements). The grid-stride kernel that
-// served these sizes ran 2.5x the instructions of Inductor's one-block kernel
-// (64-bit indices, a count-down loop, the split finish's branches), and 0.6 us
-// longer (benchmarks/NOTES.md).
+// kLoadsPerRound loads in flight each, for one round, or two where no cluster
+// takes the row (launch_contiguous_sum), with 32-bit indices (one block never
+// sees 2^31 elements). The grid-stride kernel that served these sizes ran
+// 2.5x the instructions of Inductor's one-block kernel (64-bit indices, a
+// count-down loop, the split finish's branches), and 0.6 us longer
+// (benchmarks/NOTES.md).
 constexpr int kOneBlockThreads = 512;
 constexpr int kLoadsPerRound = 4;
 constexpr int64_t kOneBlockRoundVectors = int64_t(kOneBlockThreads) * kLoadsPerRound;
@@ -382,9 +382,12 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   const int first = int(blockIdx.x) * kChunkVectors;
   // The last block's chunk may run past the row: a partial chunk, or none
   // where the scalar head and tail took up to two vectors of the count the
-  // launch made. It loads the row's last whole chunk instead (a mid row has
-  // more vectors than the one-block shape's 4,096: over two chunks) and adds
-  // only the vectors from `first` on. So every block's loads are at fixed
+  // launch made. It loads the row's last whole chunk instead and adds only
+  // the vectors from `first` on. A split row has more than one round of the
+  // one block (2,048 vectors), so it holds a whole chunk: at least 2,047
+  // vectors besides the head and tail, against chunks of 1,024 or fewer, and
+  // at least 2,048 for 8-byte types (a head and a tail of one element at
+  // most), whose chunks are 2,048. So every block's loads are at fixed
   // offsets from one pointer, with no clamp per load (round_sum's clamps put
   // the fp32 kernel's first 16-byte load at instruction 67 of the sm_90 SASS,
   // now 38) and no branch (one around the round let nvcc widen int32 edges
@@ -557,11 +560,13 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // Past one round of the one block, a cluster of narrow chunks where the GPU
   // runs one: H100 graph, fp32 and int32 2^14 2.10 and 2.12 us against 2.43
   // and 2.87 in the block's two rounds, bf16 2^15 2.21 against 2.74 (fp32
-  // 2^14 1.23x -> 1.43x Inductor). GPUs without clusters keep the second
-  // round (not timed against their split). 16- and 8-bit sums take chunks of
+  // 2^14 1.23x -> 1.41x Inductor). Where no cluster takes the rows (GPUs
+  // without clusters, more rows than a wave of clusters), the block's second
+  // round (not timed against the split). 16- and 8-bit sums take chunks of
   // one load where those fit a cluster, as in their mid split: bf16 2^15
   // 2.11 us against 2.20-2.21, 2^16 2.22-2.23 against 2.29; 4-byte sums lost
-  // 0.03-0.04 us that way at 2^15 (benchmarks/NOTES.md, session 35).
+  // 0.03-0.04 us that way at 2^15 (benchmarks/NOTES.md, session 35). 8-bit
+  // and 8-byte sums follow the 16-bit and 4-byte evidence (not timed).
   if constexpr (kElementsPerVector<InT> >= 8) {
     if (launch_in_one_cluster<1>(problem, vectors, context)) return;
   }
