@@ -16,8 +16,8 @@ from conftest import (
 
 # The one-block shape's limits, in 16-byte vectors (contiguous_sum.cu): one load a
 # thread up to 512 vectors (a warp per 32; 16-bit 2^12), two up to 1,024 (a warp per
-# 64), then four (a warp per 128), a second round of four past 2,048, and the split
-# shapes past 4,096.
+# 64), then four (a warp per 128); past 2,048 a cluster of chunks where the GPU runs
+# clusters, else a second round of four; the split shapes past 4,096.
 ONE_BLOCK_VECTOR_EDGES = [1, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025]
 ONE_BLOCK_VECTOR_EDGES += [2047, 2048, 2049, 4095, 4096, 4097]
 # float16 and bfloat16 rows of whole warps of 8-byte halves (2^7, 2^10, 2^11 and
@@ -131,11 +131,12 @@ def test_16_bit_rows_of_half_vectors_sum_exactly(dtype, out_dtype, rows, seed):
     """Rows of 2^7, 2^10, 1,920, 2^11 and 2^12 small integers (the 8-byte one-block
     shapes of one, 2 and 4 loads a thread, where a row starts on 16 bytes: row padding
     0 and 8 elements; a 4-element padding of more than one row, or a 4-element storage
-    offset, keeps the 16-byte shape), and of 2^13 and 2^14 (512 threads of 2 and 4
-    16-byte loads, a launch-fixed block), summed over the last dim and in full, as the
-    row's dtype and as float32: the exact sum rounded once, so an element dropped or
-    read twice shows."""
-    for length in (128, 1024, 1920, 2048, 4096, 8192, 16384):
+    offset, keeps the 16-byte shape), of 2^13 and 2^14 (512 threads of 2 and 4
+    16-byte loads, a launch-fixed block), and of 2^15 (a cluster a row where the GPU
+    runs that many clusters at once, else the block's second round), summed over the
+    last dim and in full, as the row's dtype and as float32: the exact sum rounded
+    once, so an element dropped or read twice shows."""
+    for length in (128, 1024, 1920, 2048, 4096, 8192, 16384, 32768):
         for pad, offset in ((0, 0), (8, 0), (4, 0), (8, 4)):
             storage = torch.randint(-8, 9, (rows * (length + pad) + offset,), device="cuda")
             x = storage.to(dtype)[offset:].view(rows, length + pad)[:, :length]
@@ -155,9 +156,11 @@ def test_4_byte_rows_of_fixed_blocks_sum_exactly(dtype, rows, seed):
     """Rows of 2^10 and 2^11 small integers (128 and 256 threads of 2 loads), 2^12 and
     2^13 (512 threads of 2 and 4): one-block shapes whose block size the launch fixes,
     so that their warps finish as Triton's (sum_over_fixed_warps); 1,152 (288 threads
-    of one load, the runtime warp count) beside them. Summed over the last dim and in
-    full; exact sums, so an element or a warp's sum dropped or added twice shows."""
-    for length in (1024, 1152, 2048, 4096, 8192):
+    of one load, the runtime warp count) beside them; 2^14 past the one block's first
+    round (a cluster a row, or the block's second round where no cluster takes the
+    rows). Summed over the last dim and in full; exact sums, so an element or a warp's
+    sum dropped or added twice shows."""
+    for length in (1024, 1152, 2048, 4096, 8192, 16384):
         x = torch.randint(-8, 9, (rows, length), device="cuda").to(dtype)
         exact = x.double()
         row_sums = torch.ops.reduce_opt.sum_v7(x, [-1])
@@ -367,7 +370,7 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
     H100 and an H200 (sm_90) do. The chunk kernel with its in-kernel finish before them.
     On other Hopper-and-newer GPUs (clusters of 8), a sum of 4-byte or narrower
     elements in more chunks than their clusters hold may take a cluster of chunks of
-    4 loads instead, or the mid split's grid where those are too many as well
+    2 or 4 loads instead, or the mid split's grid where those are too many as well
     (launch_contiguous_sum); GPUs without clusters take the mid split's grid."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
