@@ -11,6 +11,8 @@
 //    word, and its store of the total.
 // From those: the message (last post -> all seen), the finisher's reduction
 // and store (all seen -> stored), and the whole tail (last post -> stored).
+// The timer's step is printed first: stamps a few steps apart or closer are
+// not resolved (it differs by GPU and driver).
 // Graph-replay times of the same kernel without stamps and of a read-only
 // twin (a partial a block, no finish) give the finish's cost in the kernel's
 // time, which is what issue 11's 1.15x target counts. Inputs are small
@@ -123,6 +125,19 @@ __global__ void __launch_bounds__(kThreads)
       timeline->all_seen = last_seen;
     }
   }
+}
+
+// The timer's step: the smallest non-zero difference between successive
+// reads. Stamps closer than a few steps apart are not resolved.
+__global__ void timer_step(unsigned long long* step) {
+  unsigned long long smallest = ~0ull;
+  unsigned long long last = now_ns();
+  for (int r = 0; r < 100000; ++r) {
+    const unsigned long long t = now_ns();
+    if (t != last) smallest = min(smallest, t - last);
+    last = t;
+  }
+  *step = smallest;
 }
 
 __global__ void fill(float* x, int64_t n) {
@@ -247,8 +262,15 @@ void run(int log2, int64_t l2_bytes) {
 int main() {
   cudaDeviceProp properties;
   CHECK(cudaGetDeviceProperties(&properties, 0));
-  std::printf("%s, %d SMs, L2 %d MB\n", properties.name, properties.multiProcessorCount,
-              properties.l2CacheSize >> 20);
+  unsigned long long* device_step;
+  CHECK(cudaMalloc(&device_step, sizeof(unsigned long long)));
+  timer_step<<<1, 1>>>(device_step);
+  CHECK(cudaGetLastError());
+  unsigned long long step;
+  CHECK(cudaMemcpy(&step, device_step, sizeof(step), cudaMemcpyDeviceToHost));
+  CHECK(cudaFree(device_step));
+  std::printf("%s, %d SMs, L2 %d MB; %%globaltimer steps by %llu ns\n", properties.name,
+              properties.multiProcessorCount, properties.l2CacheSize >> 20, step);
   for (int repeat = 0; repeat < 2; ++repeat) {
     for (int log2 : {18, 20}) run<2>(log2, properties.l2CacheSize);  // narrow chunks, as sum_v7
     for (int log2 : {20, 21}) run<4>(log2, properties.l2CacheSize);  // wide: 2^21 is 16-bit 2^22
