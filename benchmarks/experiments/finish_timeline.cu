@@ -147,41 +147,6 @@ __global__ void fill(float* x, int64_t n) {
   }
 }
 
-// Median µs a launch over graph replays of `per_graph` launches, each timed
-// replay behind an untimed one.
-template <typename Launch>
-float graph_us(Launch launch, int per_graph) {
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int k = 0; k < per_graph; ++k) launch(k, stream);
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<float> times;
-  for (int replay = 0; replay < 11; ++replay) {
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(start, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms * 1000 / per_graph);
-  }
-  std::sort(times.begin(), times.end());
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  CHECK(cudaStreamDestroy(stream));
-  return times[times.size() / 2];
-}
-
 template <int kLoads>
 void run(int log2, int64_t l2_bytes) {
   const int64_t n = int64_t(1) << log2;
@@ -225,9 +190,9 @@ void run(int log2, int64_t l2_bytes) {
     std::printf("WRONG at 2^%d: %f, expected %f\n", log2, finished, expected);
     std::exit(1);
   }
-  const float read_only = graph_us(launcher(mid_sum<kLoads, false, false>), buffers);
-  const float finish = graph_us(launcher(mid_sum<kLoads, true, false>), buffers);
-  const float with_stamps = graph_us(stamped, buffers);
+  const float read_only = graph_us(launcher(mid_sum<kLoads, false, false>), buffers, 11);
+  const float finish = graph_us(launcher(mid_sum<kLoads, true, false>), buffers, 11);
+  const float with_stamps = graph_us(stamped, buffers, 11);
   std::vector<Timeline> lines(buffers);
   CHECK(cudaMemcpy(lines.data(), timelines, buffers * sizeof(Timeline), cudaMemcpyDeviceToHost));
   std::vector<double> message, reduction, tail, wait;

@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <vector>
 
 #include "probe.cuh"
@@ -300,38 +299,6 @@ __global__ void reference(const float* x, long n, double* total) {
   atomicAdd(total, sum);
 }
 
-// Median µs a launch of `launch(buffer)` over 4 launches a graph, 9 replays,
-// each timed replay behind an untimed one.
-float graph_us(const std::function<void(int, cudaStream_t)>& launch, int per_graph = 4) {
-  cudaStream_t stream;
-  CHECK(cudaStreamCreate(&stream));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int k = 0; k < per_graph; ++k) launch(k % 2, stream);
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<float> times;
-  for (int replay = 0; replay < 9; ++replay) {
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(start, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms * 1000 / per_graph);
-  }
-  std::sort(times.begin(), times.end());
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  CHECK(cudaStreamDestroy(stream));
-  return times[times.size() / 2];
-}
-
 using Kernel = void (*)(const float4*, long, int, float*);
 
 // What a pattern's launch leaves to check: a partial a block, the finished
@@ -431,7 +398,7 @@ int main() {
         auto launch = [&](int buffer, cudaStream_t stream) {
           if (counted) reset_next<<<1, 1, 0, stream>>>();
           pattern.kernel<<<pattern.grid, kThreads, pattern.shared_bytes, stream>>>(
-              reinterpret_cast<const float4*>(buffers[buffer]), chunks, pattern.run, partials);
+              reinterpret_cast<const float4*>(buffers[buffer % 2]), chunks, pattern.run, partials);
           CHECK(cudaGetLastError());
           if (second) {
             finish<<<1, 1024, 0, stream>>>(partials, pattern.grid, second_total);
@@ -455,7 +422,7 @@ int main() {
           std::printf("WRONG %s: %f, expected %f\n", pattern.name, total, expected);
           return 1;
         }
-        const float us = graph_us(launch);
+        const float us = graph_us(launch, 4, 9);  // launches alternate the two buffers
         std::printf("  %-40s grid %7d: %9.2f us %6.0f GB/s\n", pattern.name, pattern.grid, us,
                     n * sizeof(float) / us / 1e3);
         if (unfinished) {  // leave the finishing state zero again
@@ -475,7 +442,7 @@ int main() {
             finish<<<1, 1024, 0, stream>>>(partials, count, partials + chunks);
             CHECK(cudaGetLastError());
           },
-          20);
+          20, 9);
       std::printf("  one block of 1,024 threads adds %ld partials: %.2f us a launch\n", count, us);
     }
     for (float* buffer : buffers) CHECK(cudaFree(buffer));

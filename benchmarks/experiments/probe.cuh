@@ -1,13 +1,16 @@
 // What the standalone probes in this folder share (read_patterns.cu,
 // large_read_patterns.cu, finish_latency.cu, finish_timeline.cu): the error
-// check and sum_v7's streaming 16-byte load (loads.cuh: L1 bypassed, L2's
-// default fill).
+// check, sum_v7's streaming 16-byte load (loads.cuh: L1 bypassed, L2's
+// default fill) and the graph timing of large_read_patterns.cu and
+// finish_timeline.cu.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define CHECK(call)                                                                       \
   do {                                                                                    \
@@ -24,4 +27,40 @@ __device__ __forceinline__ float4 load_streaming(const float4* address) {
       : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
       : "l"(address));
   return v;
+}
+
+// Median µs a launch: `launch(k, stream)` for k = 0 .. per_graph - 1 captured
+// in one CUDA graph, `replays` timed replays, each queued right behind an
+// untimed replay of the same graph (as the benchmark times its graphs).
+template <typename Launch>
+float graph_us(Launch launch, int per_graph, int replays) {
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int k = 0; k < per_graph; ++k) launch(k, stream);
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  std::vector<float> times;
+  for (int replay = 0; replay < replays; ++replay) {
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaEventRecord(start, stream));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaEventRecord(stop, stream));
+    CHECK(cudaEventSynchronize(stop));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1000 / per_graph);
+  }
+  std::sort(times.begin(), times.end());
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  CHECK(cudaStreamDestroy(stream));
+  return times[times.size() / 2];
 }
