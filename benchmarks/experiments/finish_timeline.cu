@@ -1,6 +1,6 @@
 // Probe, not part of the build: where the mid sizes' finish spends its time
 // after the last block's loads (benchmarks/NOTES.md, session 35, Next 2;
-// written after the session's device time was spent: compiled, not run).
+// run on an H100 in session 36, whose NOTES hold what it printed).
 // sum_v7's mid shape is modelled here on its own: a 512-thread block a chunk
 // (kLoads 16-byte loads a thread), a relaxed ticket taken before the loads,
 // the block's total posted to a fence-free mailbox word (the full flag in
