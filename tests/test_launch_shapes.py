@@ -376,21 +376,20 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
     capability = torch.cuda.get_device_capability(x.device)
     sms = torch.cuda.get_device_properties(x.device).multi_processor_count
-    grids = [blocks]
-    if capability[0] >= 9 and (blocks <= 8 or capability == (9, 0)):
-        expected = ("cluster_sum_kernel",)
-    elif capability[0] >= 9:
-        expected = ("cluster_sum_kernel", "contiguous_sum_kernel")
+    mid_split = ("contiguous_sum_kernel", mid_split_blocks(numel, dtype, sms))
+    # (kernel, grid) pairs the launch may take.
+    shapes = [("cluster_sum_kernel", blocks)]
+    if capability[0] < 9:
+        shapes = [mid_split]
+    elif blocks > 8 and capability != (9, 0):
         if dtype.itemsize <= 4:  # clusters of 8 at most: chunks of 2 or 4 loads
             vectors = math.ceil(numel * dtype.itemsize / 16)
-            grids += [math.ceil(vectors / 1024), math.ceil(vectors / 2048)]
-            grids.append(mid_split_blocks(numel, dtype, sms))
-    else:
-        expected = ("contiguous_sum_kernel",)
-        grids = [mid_split_blocks(numel, dtype, sms)]
-    assert len(kernels) == 1 and any(name in kernels[0][0] for name in expected), kernels
-    assert kernels[0][1] in [[grid, 1, 1] for grid in grids], kernels
-    assert kernels[0][2] == [512, 1, 1], kernels
+            shapes += [("cluster_sum_kernel", math.ceil(vectors / loads / 512)) for loads in (2, 4)]
+        shapes.append(mid_split)
+    assert len(kernels) == 1, kernels
+    name, grid, block = kernels[0]
+    assert any(kernel in name and grid == [size, 1, 1] for kernel, size in shapes), kernels
+    assert block == [512, 1, 1], kernels
     assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"numel={numel}")
 
 
