@@ -25,6 +25,12 @@ ONE_BLOCK_VECTOR_EDGES += [2047, 2048, 2049, 4095, 4096, 4097]
 ONE_BLOCK_VECTOR_EDGES += [16, 128, 256]
 
 
+def chunk_count(numel, dtype, loads):
+    """contiguous_sum.cu's chunk_count: 512-thread chunks of `loads` 16-byte vectors
+    a thread over `numel` elements of `dtype`."""
+    return math.ceil(math.ceil(numel * dtype.itemsize / 16) / (512 * loads))
+
+
 def launched_kernels(call, trace_path):
     """(name, grid, block) of every kernel that `call` launches."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
@@ -259,10 +265,9 @@ def test_past_one_round_of_the_one_block_a_cluster_or_a_second_round(dtype, nume
     round."""
     x = random_tensor(numel, dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "trace.json")
-    vectors = math.ceil(numel * dtype.itemsize / 16)
     if torch.cuda.get_device_capability(x.device)[0] >= 9:
-        chunk_vectors = {8: 2048, 4: 1024, 2: 512}[dtype.itemsize]
-        expected = ("cluster_sum_kernel", [math.ceil(vectors / chunk_vectors), 1, 1])
+        loads = {8: 4, 4: 2, 2: 1}[dtype.itemsize]
+        expected = ("cluster_sum_kernel", [chunk_count(numel, dtype, loads), 1, 1])
     else:
         expected = ("one_block_sum_kernel", [1, 1, 1])
     assert len(kernels) == 1 and expected[0] in kernels[0][0], kernels
@@ -282,11 +287,10 @@ def mid_split_blocks(numel, dtype, sms):
     a thread (2,048), or of 2 (1,024) for types of 4 or more elements a vector
     while chunks of 4 would be fewer than the multiprocessors, or of 1 (512) for
     types of 8 or more while chunks of 2 would be too."""
-    vectors = math.ceil(numel * dtype.itemsize / 16)
-    wide = math.ceil(vectors / 2048)
-    narrow = math.ceil(vectors / 1024)
+    wide = chunk_count(numel, dtype, 4)
+    narrow = chunk_count(numel, dtype, 2)
     if dtype.itemsize <= 2 and narrow < sms:
-        return math.ceil(vectors / 512)
+        return chunk_count(numel, dtype, 1)
     return narrow if dtype.itemsize <= 4 and wide < sms else wide
 
 
@@ -383,8 +387,7 @@ def test_a_few_chunks_are_one_cluster_where_the_gpu_has_clusters(dtype, numel, b
         shapes = [mid_split]
     elif blocks > 8 and capability != (9, 0):
         if dtype.itemsize <= 4:  # clusters of 8 at most: chunks of 2 or 4 loads
-            vectors = math.ceil(numel * dtype.itemsize / 16)
-            shapes += [("cluster_sum_kernel", math.ceil(vectors / loads / 512)) for loads in (2, 4)]
+            shapes += [("cluster_sum_kernel", chunk_count(numel, dtype, loads)) for loads in (2, 4)]
         shapes.append(mid_split)
     assert len(kernels) == 1, kernels
     name, grid, block = kernels[0]
