@@ -88,14 +88,8 @@ __global__ void __launch_bounds__(kThreads)
                  : "l"(counter)
                  : "memory");
   }
-  const float4* chunk = x + int64_t(blockIdx.x) * kThreads * kLoads;
-  float4 loaded[kLoads];
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) loaded[u] = load_streaming(chunk + threadIdx.x + u * kThreads);
-  float sum = 0;
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) sum += (loaded[u].x + loaded[u].y) + (loaded[u].z + loaded[u].w);
-  const float block_sum = block_total(sum);
+  const float block_sum =
+      block_total(chunk_share<kThreads, kLoads>(x + int64_t(blockIdx.x) * kThreads * kLoads));
   if (!kFinish) {
     if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
     return;

@@ -39,18 +39,6 @@ constexpr int kLoads = 4;
 constexpr long kChunkVectors = kThreads * kLoads;  // float4s: 32 KB
 constexpr int kWarps = kThreads / 32;
 
-// This thread's share of the chunk at `chunk`: its kLoads vectors, all
-// loaded before the first add.
-__device__ __forceinline__ float chunk_share(const float4* chunk) {
-  float4 batch[kLoads];
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming(chunk + threadIdx.x + u * kThreads);
-  float sum = 0;
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) sum += (batch[u].x + batch[u].y) + (batch[u].z + batch[u].w);
-  return sum;
-}
-
 // The block's total of `value`, in a fixed order, valid in thread 0. Every
 // thread of the block calls it; a block may call it again.
 template <typename T>
@@ -74,7 +62,8 @@ __global__ void __launch_bounds__(kThreads, 4)
   float sum = 0;
   for (long r = blockIdx.x; r * run < chunks; r += gridDim.x) {
     const long end = min(chunks, (r + 1) * run);
-    for (long c = r * run; c < end; ++c) sum += chunk_share(x + c * kChunkVectors);
+    for (long c = r * run; c < end; ++c)
+      sum += chunk_share<kThreads, kLoads>(x + c * kChunkVectors);
   }
   const float total = block_total(sum);
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
@@ -129,7 +118,7 @@ __global__ void __launch_bounds__(kThreads, 4)
     const long c = mine;
     __syncthreads();
     if (c >= chunks) break;
-    sum += chunk_share(x + c * kChunkVectors);
+    sum += chunk_share<kThreads, kLoads>(x + c * kChunkVectors);
   }
   const float total = block_total(sum);
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
@@ -142,7 +131,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   __shared__ long mine;
   if (threadIdx.x == 0) mine = long(atomicAdd(&next_chunk, 1ull));
   __syncthreads();
-  const float total = block_total(chunk_share(x + mine * kChunkVectors));
+  const float total = block_total(chunk_share<kThreads, kLoads>(x + mine * kChunkVectors));
   if (threadIdx.x == 0) partials[mine] = total;
 }
 
@@ -151,7 +140,7 @@ __device__ unsigned int group_counters[1 << 14];
 // A block a chunk whose thread 0 publishes its total with a fence and an
 // atomic on its group's counter.
 __global__ void __launch_bounds__(kThreads, 4) fenced(const float4* x, long, int, float* partials) {
-  const float total = block_total(chunk_share(x + blockIdx.x * kChunkVectors));
+  const float total = block_total(chunk_share<kThreads, kLoads>(x + blockIdx.x * kChunkVectors));
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = total;
     __threadfence();
@@ -232,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   }
   float share = 0;
   for (long c = block * kChunksPerBlock; c < min(chunks, (block + 1) * kChunksPerBlock); ++c) {
-    share += chunk_share(x + c * kChunkVectors);
+    share += chunk_share<kThreads, kLoads>(x + c * kChunkVectors);
   }
   const float total = block_total(share);
   if (threadIdx.x == 0) {

@@ -1,8 +1,8 @@
 // What the standalone probes in this folder share (read_patterns.cu,
 // large_read_patterns.cu, finish_latency.cu, finish_timeline.cu): the error
 // check, sum_v7's streaming 16-byte load (loads.cuh: L1 bypassed, L2's
-// default fill) and the graph timing of large_read_patterns.cu and
-// finish_timeline.cu.
+// default fill), and for large_read_patterns.cu and finish_timeline.cu a
+// thread's share of a chunk of such loads and the graph timing.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,6 +27,19 @@ __device__ __forceinline__ float4 load_streaming(const float4* address) {
       : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
       : "l"(address));
   return v;
+}
+
+// This thread's share of a chunk of kThreads x kLoads 16-byte vectors at
+// `chunk`: its kLoads vectors, all loaded before the first add.
+template <int kThreads, int kLoads>
+__device__ __forceinline__ float chunk_share(const float4* chunk) {
+  float4 batch[kLoads];
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming(chunk + threadIdx.x + u * kThreads);
+  float sum = 0;
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) sum += (batch[u].x + batch[u].y) + (batch[u].z + batch[u].w);
+  return sum;
 }
 
 // Median µs a launch: `launch(k, stream)` for k = 0 .. per_graph - 1 captured
