@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
-#include <limits>
 #include <type_traits>
 
 namespace torch_reduce::cuda::v7 {
@@ -173,32 +172,60 @@ __device__ __forceinline__ AccT round_sum(const Vector<InT>* vectors, int count,
   return sum;
 }
 
-// One round at fixed offsets that adds only the vectors at or past `from`:
-// the sum of vectors[u * stride] for u < kLoads with u * stride >= from.
-// Every load is made, so that they are one straight run, at addresses from
-// one pointer and fixed offsets (immediates where `stride` is a constant):
-// no clamp and no bound. The adds it keeps are round_sum's, in its order,
-// from the same +0: the same bits.
-template <typename AccT, int kLoads, L1Fill kL1Fill = L1Fill::kNoAllocate, typename InT, int kSize>
+// A thread's round at fixed offsets: vectors[u * stride] for u < kLoads,
+// every load made, so that they are one straight run, at addresses from one
+// pointer and fixed offsets (immediates where `stride` is a constant): no
+// clamp and no bound.
+template <int kLoads, L1Fill kL1Fill, typename InT, int kSize>
+__device__ __forceinline__ void load_round(const AlignedVector<InT, kSize>* vectors, int stride,
+                                           AlignedVector<InT, kSize> (&batch)[kLoads]) {
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming<kL1Fill>(vectors + u * stride);
+}
+
+// One round at fixed offsets (load_round) that adds only the vectors at or
+// past `from`: the sum of vectors[u * stride] for u < kLoads with u * stride
+// >= from. The adds it keeps are round_sum's, in its order, from the same
+// +0: the same bits. Float sums add +0 for a skipped vector instead of
+// branching around its add, so that nvcc interleaves the vectors' sums
+// rather than running them one branch after another: the same bits, as the
+// running sum starts at +0 and is never -0 (+0 + -0 is +0), and x + +0 is x
+// for every other x, NaN and inf included. H100 graph (benchmarks/NOTES.md,
+// session 37): 16-bit 2^18 2.52-2.57 us against 2.67-2.72, 2^22 5.36-5.40
+// against 5.54-5.57, after a producer 2^22 0.15-0.2 us less; fp32 level.
+// Integer sums keep the branch: int32 lost 0.02-0.06 us with the select.
+template <typename AccT, int kLoads, typename InT, int kSize>
 __device__ __forceinline__ AccT round_sum_from(const AlignedVector<InT, kSize>* vectors, int from,
                                                int stride) {
   AlignedVector<InT, kSize> batch[kLoads];
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming<kL1Fill>(vectors + u * stride);
+  load_round<kLoads, L1Fill::kNoAllocate>(vectors, stride, batch);
   AccT sum = AccT(0);
+  if constexpr (std::is_floating_point_v<AccT>) {
+    AccT sums[kLoads];
 #pragma unroll
-  for (int u = 0; u < kLoads; ++u) {
-    if (u * stride >= from) sum += vector_sum<AccT>(batch[u]);
+    for (int u = 0; u < kLoads; ++u) sums[u] = vector_sum<AccT>(batch[u]);
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) sum += u * stride >= from ? sums[u] : AccT(0);
+  } else {
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      if (u * stride >= from) sum += vector_sum<AccT>(batch[u]);
+    }
   }
   return sum;
 }
 
 // One round where every vector is there (`vectors` already at the thread's
-// first): round_sum_from with nothing to skip.
+// first): round_sum_from's adds with nothing to skip, the same bits.
 template <typename AccT, int kLoads, L1Fill kL1Fill = L1Fill::kNoAllocate, typename InT, int kSize>
 __device__ __forceinline__ AccT whole_round_sum(const AlignedVector<InT, kSize>* vectors,
                                                 int stride) {
-  return round_sum_from<AccT, kLoads, kL1Fill>(vectors, std::numeric_limits<int>::min(), stride);
+  AlignedVector<InT, kSize> batch[kLoads];
+  load_round<kLoads, kL1Fill>(vectors, stride, batch);
+  AccT sum = AccT(0);
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) sum += vector_sum<AccT>(batch[u]);
+  return sum;
 }
 
 // A partial written by another block of the same kernel: read from L2, where
