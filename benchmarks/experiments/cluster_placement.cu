@@ -2,8 +2,8 @@
 // what a cluster costs the mid sizes' read, and what each step of the
 // cluster hand-off costs (benchmarks/NOTES.md, session 37, which holds what
 // it printed on an H100: one block an SM already; 0.04-0.19 us for the
-// cluster, ~0.13 for its barrier, ~0.18 for the hand-off). sum_v7's cluster kernels run 512-thread blocks, up to 4 an
-// SM by their resources, so a cluster of 16 may sit on as few as 4
+// cluster, ~0.13 for its barrier, ~0.18 for the hand-off). sum_v7's cluster kernels run 512-thread
+// blocks, up to 4 an SM by their resources, so a cluster of 16 may sit on as few as 4
 // multiprocessors of its GPC, where a plain grid of 16 blocks gets 16. The
 // probe launches the cluster shapes of the 2^16-2^18 sums (16 blocks of 512
 // threads, 1, 2 or 4 16-byte loads a thread: 128, 256 and 512 KB) as:
@@ -219,7 +219,7 @@ struct Shape {
   int hand_off;          // -1: chunk_read_kernel, else cluster_sum_kernel's HandOff step
 };
 
-// The shape's kernel; whether it leaves the cluster's total in totals[0].
+// The shape's kernel.
 template <int kLoads>
 Kernel kernel_of(const Shape& shape) {
   switch (shape.hand_off) {
@@ -237,6 +237,8 @@ Kernel kernel_of(const Shape& shape) {
   }
 }
 
+// Whether the shape's kernel leaves the cluster's total in totals[0] (else
+// each block's own).
 bool gathers(const Shape& shape) {
   return shape.hand_off == int(HandOff::kFull) ||
          shape.hand_off == int(HandOff::kFullRank0NoWait) ||
@@ -244,10 +246,11 @@ bool gathers(const Shape& shape) {
          shape.hand_off == int(HandOff::kFlagsOverLoads);
 }
 
-template <int kLoads>
-void launch(const Shape& shape, const float4* input, float* totals, unsigned* sms,
-            cudaStream_t stream) {
-  cudaLaunchAttribute attribute{};
+// The launch of the shape's 16 blocks on `stream`; `attribute` holds its
+// cluster size, which the config points to.
+cudaLaunchConfig_t config_of(const Shape& shape, cudaLaunchAttribute& attribute,
+                             cudaStream_t stream) {
+  attribute = {};
   attribute.id = cudaLaunchAttributeClusterDimension;
   attribute.val.clusterDim.x = shape.cluster;
   attribute.val.clusterDim.y = 1;
@@ -259,6 +262,14 @@ void launch(const Shape& shape, const float4* input, float* totals, unsigned* sm
   config.stream = stream;
   config.attrs = &attribute;
   config.numAttrs = shape.cluster > 0 ? 1 : 0;
+  return config;
+}
+
+template <int kLoads>
+void launch(const Shape& shape, const float4* input, float* totals, unsigned* sms,
+            cudaStream_t stream) {
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = config_of(shape, attribute, stream);
   CHECK(cudaLaunchKernelEx(&config, kernel_of<kLoads>(shape), input, totals, sms));
 }
 
@@ -283,15 +294,8 @@ void run(const std::vector<Shape>& shapes, float4* copies, float* totals, unsign
                                int(shape.dynamic_bytes)));
     int max_clusters = 0;
     if (shape.cluster > 0) {
-      cudaLaunchAttribute attribute{};
-      attribute.id = cudaLaunchAttributeClusterDimension;
-      attribute.val.clusterDim = {unsigned(shape.cluster), 1, 1};
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(kBlocks);
-      config.blockDim = dim3(kThreads);
-      config.dynamicSmemBytes = shape.dynamic_bytes;
-      config.attrs = &attribute;
-      config.numAttrs = 1;
+      cudaLaunchAttribute attribute;
+      const cudaLaunchConfig_t config = config_of(shape, attribute, nullptr);
       CHECK(cudaOccupancyMaxActiveClusters(&max_clusters, kernel, &config));
     }
     // Placement over 20 launches: SMs used and the most blocks on one.
@@ -323,7 +327,8 @@ void run(const std::vector<Shape>& shapes, float4* copies, float* totals, unsign
       sm_counts.insert(int(std::count_if(per_sm.begin(), per_sm.end(), [](int n) { return n; })));
       max_per_sm.insert(*std::max_element(per_sm.begin(), per_sm.end()));
     }
-    // Fill every copy (the first holds the input) so the timed reads differ.
+    // Every copy holds the input, so that each timed launch reads its own
+    // copy of 256 MB in turn: from DRAM, as the benchmark's rotation.
     for (int c = 1; c < copy_count; ++c) {
       CHECK(cudaMemcpy(copies + c * kInputVectors, copies, kInputVectors * sizeof(float4),
                        cudaMemcpyDeviceToDevice));
