@@ -44,20 +44,36 @@ __device__ __forceinline__ unsigned sm_id() {
   return id;
 }
 
+// The warp's sum of `value`, in lane 0.
+__device__ __forceinline__ float warp_total(float value) {
+  for (int distance = 16; distance > 0; distance /= 2) {
+    value += __shfl_down_sync(~0u, value, distance);
+  }
+  return value;
+}
+
+// The block's total of `value`, in thread 0 (warp totals added in order);
+// thread 0 also records the block's SM. Once a launch: no barrier guards a
+// second call.
+__device__ __forceinline__ float block_total(float value, unsigned* sms) {
+  __shared__ float warp_totals[kThreads / 32];
+  value = warp_total(value);
+  if (threadIdx.x % 32 == 0) warp_totals[threadIdx.x / 32] = value;
+  __syncthreads();
+  float total = 0;
+  if (threadIdx.x == 0) {
+    for (int w = 0; w < kThreads / 32; ++w) total += warp_totals[w];
+    sms[blockIdx.x] = sm_id();
+  }
+  return total;
+}
+
 template <int kLoads>
 __global__ void __launch_bounds__(kThreads)
     chunk_read_kernel(const float4* input, float* totals, unsigned* sms) {
-  __shared__ float warp_totals[kThreads / 32];
-  float sum = chunk_share<kThreads, kLoads>(input + size_t(blockIdx.x) * kThreads * kLoads);
-  for (int distance = 16; distance > 0; distance /= 2) sum += __shfl_down_sync(~0u, sum, distance);
-  if (threadIdx.x % 32 == 0) warp_totals[threadIdx.x / 32] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float total = 0;
-    for (int w = 0; w < kThreads / 32; ++w) total += warp_totals[w];
-    totals[blockIdx.x] = total;
-    sms[blockIdx.x] = sm_id();
-  }
+  const float total = block_total(
+      chunk_share<kThreads, kLoads>(input + size_t(blockIdx.x) * kThreads * kLoads), sms);
+  if (threadIdx.x == 0) totals[blockIdx.x] = total;
 }
 
 // How much of the cluster hand-off a cluster_sum_kernel runs, step by step,
@@ -102,7 +118,6 @@ __device__ __forceinline__ unsigned remote_address(const void* pointer, unsigned
 template <int kLoads, HandOff kStep>
 __global__ void __launch_bounds__(kThreads)
     cluster_sum_kernel(const float4* input, float* totals, unsigned* sms) {
-  __shared__ float warp_totals[kThreads / 32];
   __shared__ uint64_t arrived;
   __shared__ float gathered[kBlocks];
   __shared__ uint64_t flagged[kBlocks];
@@ -123,22 +138,14 @@ __global__ void __launch_bounds__(kThreads)
   } else if (kStep != HandOff::kBarrierAtEnd) {
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
   }
-  const float4* chunk = input + size_t(blockIdx.x) * kThreads * kLoads;
-  float4 batch[kLoads];
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming(chunk + threadIdx.x + u * kThreads);
-  if (kOverLoads) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-  float sum = 0;
-#pragma unroll
-  for (int u = 0; u < kLoads; ++u) sum += (batch[u].x + batch[u].y) + (batch[u].z + batch[u].w);
-  for (int distance = 16; distance > 0; distance /= 2) sum += __shfl_down_sync(~0u, sum, distance);
-  if (threadIdx.x % 32 == 0) warp_totals[threadIdx.x / 32] = sum;
-  __syncthreads();
-  float total = 0;
-  if (threadIdx.x == 0) {
-    for (int w = 0; w < kThreads / 32; ++w) total += warp_totals[w];
-    sms[blockIdx.x] = sm_id();
-  }
+  const float total = block_total(
+      chunk_share<kThreads, kLoads>(input + size_t(blockIdx.x) * kThreads * kLoads,
+                                    [] {
+                                      if (kOverLoads) {
+                                        asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+                                      }
+                                    }),
+      sms);
   if (kStep == HandOff::kBarrierAtEnd) {
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
   }
@@ -170,6 +177,8 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   if (threadIdx.x >= 32) return;
+  // Block 0's warp 0: lane r < kBlocks takes block r's total.
+  float value = 0.0f;
   if (kFlags) {
     uint64_t word = kFull;
     if (threadIdx.x != 0 && threadIdx.x < kBlocks) {
@@ -180,33 +189,27 @@ __global__ void __launch_bounds__(kThreads)
                      : "memory");
       } while ((word & kFull) == 0);
     }
-    float value = threadIdx.x == 0        ? total
-                  : threadIdx.x < kBlocks ? __uint_as_float(unsigned(word))
-                                          : 0.0f;
-    for (int distance = 16; distance > 0; distance /= 2) {
-      value += __shfl_down_sync(~0u, value, distance);
+    value = threadIdx.x == 0        ? total
+            : threadIdx.x < kBlocks ? __uint_as_float(unsigned(word))
+                                    : 0.0f;
+  } else {
+    if (threadIdx.x == 0) {
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(arrived_address),
+                   "r"(unsigned((kBlocks - 1) * sizeof(float)))
+                   : "memory");
     }
-    if (threadIdx.x == 0) totals[0] = value;
-    return;
+    unsigned done = 0;
+    while (!done) {
+      asm volatile(
+          "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0; "
+          "selp.u32 %0, 1, 0, p; }"
+          : "=r"(done)
+          : "r"(arrived_address)
+          : "memory");
+    }
+    value = threadIdx.x == 0 ? total : threadIdx.x < kBlocks ? gathered[threadIdx.x] : 0.0f;
   }
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(arrived_address),
-                 "r"(unsigned((kBlocks - 1) * sizeof(float)))
-                 : "memory");
-  }
-  unsigned done = 0;
-  while (!done) {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0; "
-        "selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(arrived_address)
-        : "memory");
-  }
-  float value = threadIdx.x == 0 ? total : threadIdx.x < kBlocks ? gathered[threadIdx.x] : 0.0f;
-  for (int distance = 16; distance > 0; distance /= 2) {
-    value += __shfl_down_sync(~0u, value, distance);
-  }
+  value = warp_total(value);
   if (threadIdx.x == 0) totals[0] = value;
 }
 

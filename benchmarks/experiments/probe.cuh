@@ -29,13 +29,20 @@ __device__ __forceinline__ float4 load_streaming(const float4* address) {
   return v;
 }
 
+struct NothingAfterLoads {
+  __device__ void operator()() const {}
+};
+
 // This thread's share of a chunk of kThreads x kLoads 16-byte vectors at
-// `chunk`: its kLoads vectors, all loaded before the first add.
-template <int kThreads, int kLoads>
-__device__ __forceinline__ float chunk_share(const float4* chunk) {
+// `chunk`: its kLoads vectors, all loaded before the first add;
+// `after_loads` runs between the two.
+template <int kThreads, int kLoads, typename AfterLoads = NothingAfterLoads>
+__device__ __forceinline__ float chunk_share(const float4* chunk,
+                                             const AfterLoads& after_loads = {}) {
   float4 batch[kLoads];
 #pragma unroll
   for (int u = 0; u < kLoads; ++u) batch[u] = load_streaming(chunk + threadIdx.x + u * kThreads);
+  after_loads();
   float sum = 0;
 #pragma unroll
   for (int u = 0; u < kLoads; ++u) sum += (batch[u].x + batch[u].y) + (batch[u].z + batch[u].w);
