@@ -285,12 +285,9 @@ def test_past_the_one_block_shape_the_sum_splits(tmp_path):
 def mid_split_blocks(numel, dtype, sms):
     """The mid split's grid (launch_contiguous_sum): a block per chunk of 4 vectors
     a thread (2,048), or of 2 (1,024) for types of 4 or more elements a vector
-    while chunks of 4 would be fewer than the multiprocessors, or of 1 (512) for
-    types of 8 or more while chunks of 2 would be too."""
+    while chunks of 4 would be fewer than the multiprocessors."""
     wide = chunk_count(numel, dtype, 4)
     narrow = chunk_count(numel, dtype, 2)
-    if dtype.itemsize <= 2 and narrow < sms:
-        return chunk_count(numel, dtype, 1)
     return narrow if dtype.itemsize <= 4 and wide < sms else wide
 
 
@@ -301,15 +298,15 @@ def mid_split_blocks(numel, dtype, sms):
         (torch.float32, 2**18, 64),
         (torch.float32, 2**18 + 1, 65),
         (torch.int32, 2**18 - 3, 64),
-        (torch.bfloat16, 2**19, 128),
-        (torch.bfloat16, 2**18 + 1, 65),
-        (torch.int8, 2**19 + 1, 65),
+        (torch.bfloat16, 2**19, 64),
+        (torch.bfloat16, 2**18 + 1, 33),
+        (torch.int8, 2**19 + 1, 33),
     ],
     ids=str,
 )
 def test_mid_sums_launch_a_block_per_chunk(dtype, numel, blocks, tmp_path):
-    """Mid sizes: a 512-thread block per chunk of 2 loads a thread (4-byte types)
-    or of 1 (16- and 8-bit types), `blocks` of them on a GPU of more
+    """Mid sizes: a 512-thread block per chunk of 2 loads a thread (4-, 2- and
+    1-byte types; 1,024 vectors), `blocks` of them on a GPU of more
     multiprocessors than these sums' chunks of 2 loads (at most 64); a smaller GPU
     takes the mid split's grid for its multiprocessors (mid_split_blocks)."""
     x = random_tensor(numel, dtype, "cuda")

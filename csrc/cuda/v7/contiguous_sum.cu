@@ -563,10 +563,10 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // 2^14 1.23x -> 1.41x Inductor). Where no cluster takes the rows (GPUs
   // without clusters, more rows than a wave of clusters), the block's second
   // round (not timed against the split). 16- and 8-bit sums take chunks of
-  // one load where those fit a cluster, as in their mid split: bf16 2^15
-  // 2.11 us against 2.20-2.21, 2^16 2.22-2.23 against 2.29; 4-byte sums lost
-  // 0.03-0.04 us that way at 2^15 (benchmarks/NOTES.md, session 35). 8-bit
-  // and 8-byte sums follow the 16-bit and 4-byte evidence (not timed).
+  // one load where those fit a cluster: bf16 2^15 2.11 us against 2.20-2.21,
+  // 2^16 2.22-2.23 against 2.29; 4-byte sums lost 0.03-0.04 us that way at
+  // 2^15 (benchmarks/NOTES.md, session 35). 8-bit and 8-byte sums follow
+  // the 16-bit and 4-byte evidence (not timed).
   if constexpr (kElementsPerVector<InT> >= 8) {
     if (launch_in_one_cluster<1>(problem, vectors, context)) return;
   }
@@ -587,18 +587,15 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     // sum, the finish) decide when the input is in L2, as after a producer:
     // bf16 2^22 ran 1.8x the instructions of Inductor's first kernel on the
     // same 512 blocks (benchmarks/NOTES.md, sessions 11 and 16).
-    if (chunk_count<kLoadsPerRound>(vectors) * problem.rows < context.sm_count) {
-      // 16- and 8-bit sums whose narrow chunks still leave multiprocessors
-      // idle: chunks of one load a thread, twice as many. H200 graph, 16-bit
-      // 2^20 (256 blocks, not 128) 3.35-3.37 us against 3.45-3.48; 4-byte 2^18
-      // lost 0.07-0.11 us that way (benchmarks/NOTES.md, sessions 31-32).
-      if constexpr (kElementsPerVector<InT> >= 8) {
-        if (chunk_count<kNarrowLoads>(vectors) * problem.rows < context.sm_count &&
-            launch_mid_split<1>(problem, finish, vectors, context)) {
-          return;
-        }
-      }
-      if (launch_mid_split<kNarrowLoads>(problem, finish, vectors, context)) return;
+    // 16- and 8-bit sums take the same narrow chunks, not chunks of one load
+    // (twice the blocks) where these leave multiprocessors idle: once their
+    // skipped vectors added +0 (round_sum_from), one load lost. H100, 16-bit
+    // 2^19 graph 2.73 us against 2.80 (fp16 2.91 against 2.98), 2^20 level
+    // (3.37-3.38), after a producer 2^20 2.69-2.74 against 2.77-2.81
+    // (benchmarks/NOTES.md, session 38).
+    if (chunk_count<kLoadsPerRound>(vectors) * problem.rows < context.sm_count &&
+        launch_mid_split<kNarrowLoads>(problem, finish, vectors, context)) {
+      return;
     }
   }
   if (launch_mid_split<kLoadsPerRound>(problem, finish, vectors, context)) return;
