@@ -45,14 +45,19 @@ def git_commit() -> str | None:
 
 def metadata(ctx: Context, scenario_seconds: dict[str, float]) -> dict[str, Any]:
     info = ctx.info
-    driver = None
+    driver = gpu_uuid = None
     if info.is_cuda:
         query = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
         output = _command_output(query)
         driver = output.splitlines()[0] if output else None
+        # Which card, not only which model: two H100s ran the same large-sum
+        # kernels 2.7% apart (benchmarks/NOTES.md, session 38), so runs are
+        # compared machine to machine.
+        gpu_uuid = f"GPU-{torch.cuda.get_device_properties(info.device).uuid}"  # as nvidia-smi
     return {
         "device": info.name,
         "device_type": info.device.type,
+        "gpu_uuid": gpu_uuid,
         "driver_version": driver,
         "torch_version": torch.__version__,
         "cuda_version": torch.version.cuda,
@@ -189,6 +194,8 @@ def summary_markdown(results: dict[str, Any], rows: list[Row], scenarios: dict) 
     device = meta["device"]
     if meta["sm_count"]:
         device += f" ({meta['sm_count']} SMs, {meta['l2_bytes'] / 1e6:.0f} MB L2)"
+    if meta.get("gpu_uuid"):
+        device += f", {meta['gpu_uuid']}"
     parts = [
         "# torch_reduce benchmark",
         f"{device}, driver {meta['driver_version']}, torch {meta['torch_version']} "

@@ -20,10 +20,12 @@ def cpu_run(tmp_path_factory):
 def test_json_describes_the_machine_and_the_run(cpu_run):
     _, results = cpu_run
     meta = results["metadata"]
-    for key in ("device", "driver_version", "torch_version", "cuda_version", "sm_count",
-                "l2_bytes", "date", "command", "settings", "scenario_seconds"):  # fmt: skip
+    for key in ("device", "gpu_uuid", "driver_version", "torch_version", "cuda_version",
+                "sm_count", "l2_bytes", "date", "command", "settings",
+                "scenario_seconds"):  # fmt: skip
         assert key in meta, key
     assert meta["device_type"] == "cpu" and meta["torch_version"]
+    assert meta["gpu_uuid"] is None  # no card to name on the CPU
     assert set(meta["scenario_seconds"]) == {"eager", "layouts", "dims"}
 
 
