@@ -591,8 +591,9 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
     // (twice the blocks) where these leave multiprocessors idle: once their
     // skipped vectors added +0 (round_sum_from), one load lost. H100, 16-bit
     // 2^19 graph 2.73 us against 2.80 (fp16 2.91 against 2.98), 2^20 level
-    // (3.37-3.38), after a producer 2^20 2.69-2.74 against 2.77-2.81
-    // (benchmarks/NOTES.md, session 38).
+    // (3.37-3.38), after a producer 2^20 2.69-2.74 against 2.77-2.81; H200
+    // 2^19 2.62 against 2.68 (fp16 2.80 against 2.86), 2^20 level, after a
+    // producer 2.74-2.75 against 2.79-2.81 (benchmarks/NOTES.md, session 38).
     if (chunk_count<kLoadsPerRound>(vectors) * problem.rows < context.sm_count &&
         launch_mid_split<kNarrowLoads>(problem, finish, vectors, context)) {
       return;
