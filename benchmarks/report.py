@@ -194,7 +194,7 @@ def summary_markdown(results: dict[str, Any], rows: list[Row], scenarios: dict) 
     device = meta["device"]
     if meta["sm_count"]:
         device += f" ({meta['sm_count']} SMs, {meta['l2_bytes'] / 1e6:.0f} MB L2)"
-    if meta.get("gpu_uuid"):
+    if meta["gpu_uuid"]:
         device += f", {meta['gpu_uuid']}"
     parts = [
         "# torch_reduce benchmark",
