@@ -118,6 +118,12 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "262147 int32, 3 elements in": on_gpu_ending_at_allocation_end(262_147, torch.int32, 3),
         # The same bytes in 8-byte totals of 8-byte elements: two mailbox words a block.
         "131075 float64, 1 element in": on_gpu_ending_at_allocation_end(131_075, torch.float64, 1),
+        # 16-bit chunks of 2 loads while they leave multiprocessors idle (65 blocks on
+        # an H100): the launch counts 65,537 vectors, the head's 7 elements and the
+        # tail's 2 take two of them, and the last block has no vector of its own.
+        "524289 bfloat16, 1 element in": on_gpu_ending_at_allocation_end(
+            524_289, torch.bfloat16, 1
+        ),
         # A few mid-size chunks: one cluster on Hopper and newer (4-byte and 8-byte totals).
         "40001 float32, 1 element in": on_gpu_ending_at_allocation_end(40_001, torch.float32, 1),
         "20001 int32, 3 elements in": on_gpu_ending_at_allocation_end(20_001, torch.int32, 3),
