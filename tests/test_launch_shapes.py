@@ -70,14 +70,18 @@ LARGE_CHUNK_BYTES = 512 * 4 * 16
 
 
 @requires_cuda
-@pytest.mark.parametrize("l2_multiple", [4, pytest.param(64, marks=pytest.mark.large)])
-def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
+@pytest.mark.parametrize(
+    "l2_multiple",
+    [4, pytest.param(32, marks=pytest.mark.large), pytest.param(64, marks=pytest.mark.large)],
+)
+def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_path):
     """Up to 4x L2 a large sum reads from the end back; past that, the last L2 of
-    chunks first, wrapping to the start; past 64x L2 forward. int32 sums are exact,
-    so a chunk read twice or skipped at the wrap shows as a wrong number: a chunk
-    and an element either side of each edge, from an aligned and a misaligned start.
-    The reference sums 2**28 elements at a time: torch.sum(dtype=torch.int64)
-    converts its whole input first."""
+    chunks first, wrapping to the start; past 32x L2 the same order a block per 2
+    chunks over many waves, finished by a second launch; past 64x L2 forward. int32
+    sums are exact, so a chunk read twice or skipped at the wrap, or a block's total
+    lost, shows as a wrong number: a chunk and an element either side of each edge,
+    from an aligned and a misaligned start. The reference sums 2**28 elements at a
+    time: torch.sum(dtype=torch.int64) converts its whole input first."""
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
     chunk = LARGE_CHUNK_BYTES // 4
     edge = l2_multiple * l2_bytes // 4
@@ -88,6 +92,12 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed):
             view = base[offset : offset + numel]
             expected = sum(piece.sum(dtype=torch.int64).item() for piece in view.split(2**28))
             assert torch.ops.reduce_opt.sum_v7(view).item() == expected, (numel, offset)
+    if l2_multiple == 32:
+        launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(base), tmp_path / "t.json")
+        whole_chunks = math.ceil(base.numel() / 4) // (512 * 4)  # a partial one joins the last
+        blocks = math.ceil(whole_chunks / 2)
+        shapes = [(grid, block) for _, grid, block in launched]
+        assert shapes == [([blocks, 1, 1], [512, 1, 1]), ([1, 1, 1], [1024, 1, 1])], launched
 
 
 @requires_cuda

@@ -14,7 +14,9 @@
 //    round a thread), finished by the last block to arrive, or, up to the
 //    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an
 //    H100), by block 0 of a thread-block cluster;
-//  - large sizes: one wave of the same blocks, taking chunks in turn.
+//  - large sizes: one wave of the same blocks, taking chunks in turn;
+//  - past kManyWavesL2Multiple x L2, a block per kManyWaveChunks neighbouring
+//    chunks over many waves, finished by a second launch over the partials.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -254,6 +256,12 @@ constexpr int64_t kFromEndL2Multiple = 4;
 // gained nothing, forward only (launch_contiguous_sum says what was measured).
 constexpr int64_t kTailFirstL2Multiple = 64;
 
+// One-row sums past this many times the L2 read a block per kManyWaveChunks
+// neighbouring chunks, over many waves, and a second launch adds the blocks'
+// totals (launch_contiguous_sum says what was measured).
+constexpr int64_t kManyWavesL2Multiple = 32;
+constexpr int kManyWaveChunks = 2;
+
 // Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
 // holds 4 or more elements, whose conversions and adds hold a thread's block
 // sum back behind its last load; twice the blocks then finish sooner. bf16
@@ -451,6 +459,83 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
       problem.result + row, row, ticket);
 }
 
+// Block b of a many-wave sum: whole chunks [b, b + 1) * kManyWaveChunks of
+// the row, counted after its last `tail_chunks` chunks (at most) have been
+// moved to the front, as thread_share_of_row reads them after a producer;
+// the last block also the partial last chunk, block 0 the scalar head and
+// tail. Thread 0 stores the block's total in partials[b] for
+// many_wave_finish_kernel: no ticket and no fence, whose acq_rel ticket a
+// block cost an H200 13% over 131,072 blocks (benchmarks/NOTES.md, session
+// 38).
+template <typename InT, typename OutT>
+__global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
+    many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
+                         int64_t tail_chunks) {
+  using AccT = acc_t<InT>;
+  const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int64_t>(problem, 0);
+  constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
+  const int64_t whole_chunks = num_vectors / kChunkVectors;
+  const int64_t shift = whole_chunks - min(tail_chunks, whole_chunks);
+  const int64_t first = int64_t(blockIdx.x) * kManyWaveChunks;
+  const int64_t end = min(first + kManyWaveChunks, whole_chunks);
+  AccT sum = AccT(0);
+  for (int64_t c = first; c < end; ++c) {
+    const int64_t chunk = c + shift < whole_chunks ? c + shift : c + shift - whole_chunks;
+    sum += whole_round_sum<AccT, kLoadsPerRound>(vectors + chunk * kChunkVectors + threadIdx.x,
+                                                 kChunkThreads);
+  }
+  const int partial = int(num_vectors - whole_chunks * kChunkVectors);
+  if (partial > 0 && blockIdx.x == gridDim.x - 1) {
+    sum += round_sum<AccT, kLoadsPerRound>(vectors + whole_chunks * kChunkVectors, partial,
+                                           threadIdx.x, kChunkThreads);
+  }
+  sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+  constexpr int kWarps = kChunkThreads / kWarpSize;
+  const AccT total = sum_over_all_warps<kWarps, kFixedFinishForOwnSums<InT>>(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
+// The second launch of a many-wave sum: one block adds the `count` block
+// totals (16-byte aligned) in 16-byte loads, kBatch in flight a thread, in
+// an order fixed by `count`. 65,536 fp32 totals (fp32 2^30) are 16 loads a
+// thread; sum_partials_kernel's 512 threads would make 128, one total each.
+constexpr int kManyWaveFinishThreads = 1024;
+
+template <typename AccT, typename OutT>
+__global__ void __launch_bounds__(kManyWaveFinishThreads)
+    many_wave_finish_kernel(const AccT* partials, int64_t count, OutT* result) {
+  constexpr int kPerVector = kElementsPerVector<AccT>;
+  const auto* vectors = reinterpret_cast<const Vector<AccT>*>(partials);
+  const int64_t vector_count = count / kPerVector;
+  AccT sum =
+      sum_every<AccT>([vectors](int64_t v) { return vectors[v]; },
+                      [](const Vector<AccT>& vector, int64_t) { return vector_sum<AccT>(vector); },
+                      threadIdx.x, vector_count, kManyWaveFinishThreads);
+  const int64_t rest = vector_count * kPerVector + threadIdx.x;
+  if (rest < count) sum += partials[rest];
+  sum = sum_over_fixed_warps<kManyWaveFinishThreads / kWarpSize>(sum);
+  if (threadIdx.x == 0) *result = static_cast<OutT>(sum);
+}
+
+// A one-row sum as many waves of many_wave_sum_kernel, then
+// many_wave_finish_kernel. The partials are the call's own (scratch memory:
+// held partials are too few, and need not be 16-byte aligned).
+template <typename InT, typename OutT>
+void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
+                       const Finish<acc_t<InT>>& finish, const LaunchContext& context,
+                       int64_t vectors, int64_t tail_chunks) {
+  using AccT = acc_t<InT>;
+  const int64_t blocks = ceil_div(std::max<int64_t>(1, vectors / (kChunkThreads * kLoadsPerRound)),
+                                  int64_t(kManyWaveChunks));
+  auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
+  many_wave_sum_kernel<InT, OutT>
+      <<<blocks, kChunkThreads, 0, context.stream>>>(problem, partials, tail_chunks);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  many_wave_finish_kernel<AccT, OutT>
+      <<<1, kManyWaveFinishThreads, 0, context.stream>>>(partials, blocks, problem.result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
 // `blocks` blocks a row of `kKernel` (a contiguous_sum_kernel); the launcher
 // keeps blocks * rows within the held partials, so a second launch finds them
 // where the first left them.
@@ -623,6 +708,31 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
       bytes <= kTailFirstL2Multiple * l2_bytes
           ? l2_bytes / (int64_t(kChunkThreads) * kLoadsPerRound * kVectorBytes)
           : 0;
+  // Past kManyWavesL2Multiple x L2, a block per kManyWaveChunks neighbouring
+  // chunks over many waves: fresh blocks start on the chunks next to those
+  // being read as others end, where one wave's blocks drift apart over the
+  // row. Its finish is a second launch: no in-kernel finish measured paid
+  // for its cost a block on both GPUs (an acq_rel ticket a block: H200 13%
+  // slower; fence-free mailboxes that the last block empties: H100 1.5%
+  // slower; groups of 64 blocks: 3 us over the bare read on an H200;
+  // benchmarks/NOTES.md, sessions 35 and 38).
+  // Graph, us, one wave -> many waves (session 39):
+  //  - H100 GPU-190bcd2c: fp32 2^30 1,364.9-1,366.4 -> 1,351.6-1,351.9
+  //    (Inductor 1,370.7), int32 1,364.8-1,365.6 -> 1,353.8-1,353.9, bf16
+  //    681.9-683.3 -> 677.5-677.8; after a producer fp32 1,387.0-1,388.1 ->
+  //    1,362.6-1,362.9 (torch.sum 1,386.1), int32 1,389.4 -> 1,364.9-1,365.3,
+  //    bf16 690.8-691.2 -> 677.4-677.8.
+  //  - H200 GPU-52091ce3, many waves read forward: fp32 2^30 937.4-937.5 ->
+  //    933.5-933.6, bf16 470.1-470.2 -> 469.1-469.2; after a producer fp32
+  //    959.1-959.3 -> 950.0-950.5, bf16 480.1-480.4 -> 481.4-482.0 (the tail
+  //    first, which bf16 2^30 now takes as the one wave did, not yet timed
+  //    there).
+  // A block per chunk was faster on the H100 (fp32 2^30 1,344.6-1,344.7) and
+  // level on the H200 (937.0-937.2). At 2^28 (17-20x L2) the H100 gained
+  // 0.3-0.7% and the H200 lost 0.25% at bf16 (not taken).
+  if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
+    return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
+  }
   launch_split<large>(problem, finish, context, std::max<int64_t>(1, large_wave / problem.rows),
                       bytes <= kFromEndL2Multiple * l2_bytes, tail_first_chunks);
 }
