@@ -716,20 +716,23 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // slower; fence-free mailboxes that the last block empties: H100 1.5%
   // slower; groups of 64 blocks: 3 us over the bare read on an H200;
   // benchmarks/NOTES.md, sessions 35 and 38).
-  // Graph, us, one wave -> many waves (session 39):
+  // Graph, us, one wave -> many waves (session 39; on the H100 the
+  // experiment's build, the chunks a block a runtime argument):
   //  - H100 GPU-190bcd2c: fp32 2^30 1,364.9-1,366.4 -> 1,351.6-1,351.9
   //    (Inductor 1,370.7), int32 1,364.8-1,365.6 -> 1,353.8-1,353.9, bf16
   //    681.9-683.3 -> 677.5-677.8; after a producer fp32 1,387.0-1,388.1 ->
   //    1,362.6-1,362.9 (torch.sum 1,386.1), int32 1,389.4 -> 1,364.9-1,365.3,
   //    bf16 690.8-691.2 -> 677.4-677.8.
-  //  - H200 GPU-52091ce3, many waves read forward: fp32 2^30 937.4-937.5 ->
-  //    933.5-933.6, bf16 470.1-470.2 -> 469.1-469.2; after a producer fp32
-  //    959.1-959.3 -> 950.0-950.5, bf16 480.1-480.4 -> 481.4-482.0 (the tail
-  //    first, which bf16 2^30 now takes as the one wave did, not yet timed
-  //    there).
+  //  - H200 GPU-892ab65f: fp32 2^30 937.3-937.7 -> 932.4-932.5, int32
+  //    938.4 -> 936.0-936.1, bf16 470.1-470.3 -> 468.5; after a producer
+  //    fp32 959.1-959.2 -> 950.2-950.5, int32 959.4-960.1 -> 951.6-951.8,
+  //    bf16 479.9-480.1 -> 477.7-478.3.
   // A block per chunk was faster on the H100 (fp32 2^30 1,344.6-1,344.7) and
-  // level on the H200 (937.0-937.2). At 2^28 (17-20x L2) the H100 gained
-  // 0.3-0.7% and the H200 lost 0.25% at bf16 (not taken).
+  // level on an H200 (937.0-937.2 against 937.4-937.5). At 2^28 (17-20x L2)
+  // the H100's graph was level to 0.4% faster and 1.0-1.8% faster after a
+  // producer; an H200's graph, read forward, 0.25% slower at bf16, and after
+  // a producer 1.2-3.9% slower (the tail first not timed there at 2^28), so
+  // 2^28 keeps the one wave.
   if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
     return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
   }
