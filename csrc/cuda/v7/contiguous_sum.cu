@@ -459,14 +459,14 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
       problem.result + row, row, ticket);
 }
 
-// Block b of a many-wave sum: whole chunks [b, b + 1) * kManyWaveChunks of
-// the row, counted after its last `tail_chunks` chunks (at most) have been
-// moved to the front, as thread_share_of_row reads them after a producer;
-// the last block also the partial last chunk, block 0 the scalar head and
-// tail. Thread 0 stores the block's total in partials[b] for
-// many_wave_finish_kernel: no ticket and no fence, whose acq_rel ticket a
-// block cost an H200 13% over 131,072 blocks (benchmarks/NOTES.md, session
-// 38).
+// Block b of a many-wave sum: the row's whole chunks kManyWaveChunks * b up
+// to kManyWaveChunks * (b + 1), counted after its last `tail_chunks` chunks
+// (at most) have been moved to the front, as thread_share_of_row reads them
+// for a producer's sake; the last block also the partial last chunk, block
+// 0 the scalar head and tail. Thread 0 stores the block's total in
+// partials[b] for many_wave_finish_kernel: no ticket and no fence, whose
+// acq_rel ticket a block cost an H200 13% over 131,072 blocks
+// (benchmarks/NOTES.md, session 38).
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
@@ -496,9 +496,10 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 }
 
 // The second launch of a many-wave sum: one block adds the `count` block
-// totals (16-byte aligned) in 16-byte loads, kBatch in flight a thread, in
-// an order fixed by `count`. 65,536 fp32 totals (fp32 2^30) are 16 loads a
-// thread; sum_partials_kernel's 512 threads would make 128, one total each.
+// totals (16-byte aligned) in 16-byte loads, 4 in flight a thread
+// (sum_every's batch), in an order fixed by `count`. 65,536 fp32 totals
+// (fp32 2^30) are 16 loads a thread; sum_partials_kernel's 512 threads
+// would make 128, one total each.
 constexpr int kManyWaveFinishThreads = 1024;
 
 template <typename AccT, typename OutT>
