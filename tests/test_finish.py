@@ -2,14 +2,14 @@
 mailboxes (one word a block for 4-byte accumulators and for the int64 totals of
 32-bit-or-narrower integers, two for other 8-byte ones) or the acq_rel ticket
 (grids larger than the mailboxes), on PyTorch's streams and in graphs; in a second
-launch on external streams. Every way must give the same bits, and each launch must
-leave its mailboxes empty for the next."""
+launch on external streams, and for one-row sums past 32x L2 everywhere. Every way
+must give the same bits, and each launch must leave its mailboxes empty for the next."""
 
 import time
 
 import pytest
 import torch
-from conftest import assert_close_to_reference, random_tensor, requires_cuda
+from conftest import assert_close_to_reference, random_tensor, requires_cuda, skip_unless_free
 from raw_streams import external_stream
 
 sum_v7 = torch.ops.reduce_opt.sum_v7
@@ -119,6 +119,29 @@ def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
         expected = second_launch_sums(inputs)
         for x, out, want in zip(inputs, outputs, expected, strict=True):
             assert torch.equal(out, want), (x.numel(), out.item(), want.item())
+
+
+@pytest.mark.large
+@requires_cuda
+def test_many_wave_sums_give_the_eager_bits_in_graphs_and_on_external_streams(seed):
+    """Past 32x L2 a one-row sum reads over many waves and a second launch adds the
+    block totals, from the call's scratch memory (a capture's private pool): graph
+    replays with new data and an external stream must give the eager bits. 3 chunks
+    and 5 elements past the edge: a partial last chunk and a misaligned tail."""
+    l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+    numel = 32 * l2_bytes // 4 + 3 * 512 * 4 * 4 + 5
+    skip_unless_free(4 * 4 * numel)
+    x = random_tensor(numel, torch.float32, "cuda")
+    eager = sum_v7(x)
+    assert_close_to_reference(eager, x)
+    assert torch.equal(eager, second_launch_sums([x])[0])
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = sum_v7(x)
+    for _ in range(3):
+        x.normal_()
+        graph.replay()
+        assert torch.equal(captured, sum_v7(x)), captured.item()
 
 
 @requires_cuda
