@@ -498,8 +498,9 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // The second launch of a many-wave sum: one block adds the `count` block
 // totals (16-byte aligned) in 16-byte loads, 4 in flight a thread
 // (sum_every's batch), in an order fixed by `count`. 65,536 fp32 totals
-// (fp32 2^30) are 16 loads a thread; sum_partials_kernel's 512 threads
-// would make 128, one total each.
+// (fp32 2^30) are 16 loads a thread. sum_partials_kernel<1024> in its place
+// (one total a load, 64 a thread) took 0.8-2.6 us longer at 2^30 on an H200
+// (benchmarks/NOTES.md, session 40).
 constexpr int kManyWaveFinishThreads = 1024;
 
 template <typename AccT, typename OutT>
@@ -732,8 +733,11 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // level on an H200 (937.0-937.2 against 937.4-937.5). At 2^28 (17-20x L2)
   // the H100's graph was level to 0.4% faster and 1.0-1.8% faster after a
   // producer; an H200's graph, read forward, 0.25% slower at bf16, and after
-  // a producer 1.2-3.9% slower (the tail first not timed there at 2^28), so
-  // 2^28 keeps the one wave.
+  // a producer 1.2-3.9% slower; with the tail first (session 40) fp32 level
+  // and int32 0.3% slower in graphs, level after a producer. So 2^28 keeps
+  // the one wave. Many waves keep the tail first up to kTailFirstL2Multiple:
+  // 16-bit 2^30 (34x an H200's L2) read forward was level in graphs and
+  // 1.0-1.1% slower after a producer (session 40).
   if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
     return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
   }
