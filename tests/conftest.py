@@ -21,6 +21,9 @@ FLOAT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool]
 ALL_DTYPES = FLOAT_DTYPES + INT_DTYPES
 
+# A large sum's chunk: 512 threads of 4 16-byte loads (contiguous_sum.cu).
+LARGE_CHUNK_BYTES = 512 * 4 * 16
+
 
 def op(version):
     return getattr(torch.ops.reduce_opt, f"sum_v{version}")

@@ -9,7 +9,13 @@ import time
 
 import pytest
 import torch
-from conftest import assert_close_to_reference, random_tensor, requires_cuda, skip_unless_free
+from conftest import (
+    LARGE_CHUNK_BYTES,
+    assert_close_to_reference,
+    random_tensor,
+    requires_cuda,
+    skip_unless_free,
+)
 from raw_streams import external_stream
 
 sum_v7 = torch.ops.reduce_opt.sum_v7
@@ -129,7 +135,7 @@ def test_many_wave_sums_give_the_eager_bits_in_graphs_and_on_external_streams(se
     replays with new data and an external stream must give the eager bits. 3 chunks
     and 5 elements past the edge: a partial last chunk and a misaligned tail."""
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
-    numel = 32 * l2_bytes // 4 + 3 * 512 * 4 * 4 + 5
+    numel = (32 * l2_bytes + 3 * LARGE_CHUNK_BYTES) // 4 + 5
     skip_unless_free(4 * 4 * numel)
     x = random_tensor(numel, torch.float32, "cuda")
     eager = sum_v7(x)

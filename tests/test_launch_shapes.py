@@ -7,6 +7,7 @@ import re
 import pytest
 import torch
 from conftest import (
+    LARGE_CHUNK_BYTES,
     assert_close_to_reference,
     assert_matches_torch,
     random_tensor,
@@ -63,10 +64,6 @@ def test_grid_stride_shape_fits_one_wave(dtype, tmp_path):
     resident_threads = properties.multi_processor_count * properties.max_threads_per_multi_processor
     assert grid[0] * block[0] <= resident_threads, (grid, block)
     assert grid[0] * block[0] > resident_threads // 2, (grid, block)
-
-
-# A large sum's chunk: 512 threads of 4 16-byte loads (contiguous_sum.cu).
-LARGE_CHUNK_BYTES = 512 * 4 * 16
 
 
 @requires_cuda
