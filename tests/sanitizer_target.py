@@ -266,6 +266,9 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         ),
         # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
         "1024x1024 int32": shaped_ending_at_allocation_end((1024, 1024), torch.int32, 0),
+        # A column sum whose clusters of 8 splits overfill a wave (an H100): 7 splits
+        # a band in clusters, each thread's rows ending in a partial round of loads.
+        "64x1021x64 float32": shaped_ending_at_allocation_end((64, 1021, 64), torch.float32, 0),
     }
     for name, x in tensors.items():
         dim_lists = (

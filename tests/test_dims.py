@@ -480,6 +480,28 @@ def test_split_sum_finish_paths_agree(shape, dtype, dim, view, seed):
         assert torch.equal(result, on_default), f"{name} stream differs from the default stream"
 
 
+@requires_cuda
+@pytest.mark.parametrize("rows", [1021, 1022, 1023, 1025, 1026, 1027])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=str)
+@pytest.mark.parametrize(
+    ("shape_of", "dim"),
+    [
+        (lambda rows: (64, rows, 64), [1]),
+        (lambda rows: (8 * rows, 256), [0]),
+        (lambda rows: (64, rows, 63), [1]),
+    ],
+    ids=["band in a cluster", "band through L2", "scalar columns"],
+)
+def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, rows, seed):
+    """A thread's rows of a column sum end in a round of 1-3 loads (fewer than the 4
+    of a full round), issued together: rows past the end load the last row again and
+    add nothing. Row counts around 1024 give the threads of a band every tail length,
+    where a band finishes in a cluster (64xRx64 dim=1: 7 or 8 splits of 16 row lanes),
+    through partials in L2 (8R x 256 dim=0, many splits), and in scalar columns (63)."""
+    x = random_shaped(shape_of(rows), dtype, "cuda")
+    assert_matches_torch(SUM_V7(x, dim), x, dim, False, message=f"seed={seed}")
+
+
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per
 # multiprocessor. The warp-a-row kernel holds 8 or 9 blocks of 4 warps a
 # multiprocessor (55-63 registers), so 64 rows of under 256 vectors take a warp a

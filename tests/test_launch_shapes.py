@@ -10,6 +10,7 @@ from conftest import (
     LARGE_CHUNK_BYTES,
     assert_close_to_reference,
     assert_matches_torch,
+    random_shaped,
     random_tensor,
     requires_cuda,
     skip_unless_free,
@@ -434,6 +435,23 @@ def test_a_column_sum_of_a_few_splits_is_a_cluster_a_band(tmp_path):
     kernel = "column_cluster_kernel" if has_clusters else "column_sum_kernel"
     assert len(kernels) == 1 and kernel in kernels[0][0], kernels
     assert kernels[0][1][:2] == [64, 4], kernels
+
+
+@requires_cuda
+def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path, seed):
+    """fp32 64x1024x64 dim=1: 64 bands of 64 columns, 8 splits of 8 rows a thread.
+    On an H100 (sm_90, 132 multiprocessors) fewer than 64 clusters of 8 fit at once,
+    so each band takes 7 splits in a cluster (9-10 rows a thread) rather than 8
+    finished through partials in L2."""
+    x = random_shaped((64, 1024, 64), torch.float32, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "trace.json")
+    assert len(kernels) == 1, kernels
+    props = torch.cuda.get_device_properties(x.device)
+    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+        assert "column_cluster_kernel" in kernels[0][0], kernels
+        assert kernels[0][1][:2] == [64, 7], kernels
+    result = torch.ops.reduce_opt.sum_v7(x, [1])
+    assert_matches_torch(result, x, [1], False, message=f"seed={seed}")
 
 
 @requires_cuda

@@ -202,10 +202,23 @@ __device__ __forceinline__ void sum_rows(const InT* base, int64_t first_row, int
       for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(batch[u].values[c]);
     }
   }
-  for (; r < row_end; r += row_lanes) {
-    const auto vector = load_columns<InT, kColumns>(base + row_offset(r));
+  // The last rows, fewer than kUnroll: one round of loads, not a latency
+  // each (fp32 64x1024x64 dim=1 on an H100, 9.2 to 9.0 us). A missing row
+  // loads the last row again and adds nothing.
+  if (r < row_end) {
+    AlignedVector<InT, kColumns> batch[kUnroll - 1];
 #pragma unroll
-    for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(vector.values[c]);
+    for (int u = 0; u < kUnroll - 1; ++u) {
+      const int64_t row = std::min(r + u * row_lanes, row_end - 1);
+      batch[u] = load_columns<InT, kColumns>(base + row_offset(row));
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll - 1; ++u) {
+      if (r + u * row_lanes < row_end) {
+#pragma unroll
+        for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(batch[u].values[c]);
+      }
+    }
   }
 }
 
@@ -428,9 +441,12 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
       bands = narrower;
       --column_lanes_log2;
     }
-  } else if (splits > clusters.blocks && clusters.blocks > 0) {
-    // Any other sum of more splits than a cluster holds (a long one, or a
-    // short one whose full-width bands overfill a wave of clusters):
+  } else if (splits > 1 && clusters.blocks > 0 && !clusters.holds(splits, bands.count)) {
+    // Any other split sum that clusters do not hold at once (more splits
+    // than a cluster, or more clusters than a wave: on an H100, fp32
+    // 64x1024x64 dim=1's 64 bands of 8 splits, where fewer than 64 clusters
+    // of 8 fit, took 9.9 us through L2 and take 9.2 as 7 splits in
+    // clusters; benchmarks/NOTES.md, session 42):
     // narrower bands (rows read in spans of 256 bytes or more) of at most a
     // cluster's splits each, one wave of clusters, where that keeps at least
     // 7/8 of the blocks (GPCs fit fewer blocks in clusters than alone), so
