@@ -15,7 +15,8 @@
 //    Does the resident block count set the bandwidth? v7's column kernel
 //    runs at 64 registers, 4 blocks of 256 an H100 multiprocessor and 16
 //    splits, and reads dim=0 in 49.1-49.6 us; this main pass, uncapped (8
-//    blocks, 33 splits), read it in 45.2.
+//    blocks, 33 splits), read it in 45.2. Session 42: how much the split
+//    count of the cluster shapes costs (7 splits of 256-byte bands).
 //
 // Every kernel's result is checked against a float64 sum on the host before
 // it is timed. Times are CUDA-graph replays of launches over copies of the
@@ -278,17 +279,19 @@ void run_rows(const Input& input, const Device& device, int blocks_per_sm, cudaS
 }
 
 // Columns (dim=0): bands of kLanes vectors at `blocks_per_sm` resident
-// blocks (the most that fit when 0), splits filling one wave; the partials'
-// second pass is left out (the same for every band width).
+// blocks (the most that fit when 0), splits filling one wave unless
+// `forced_splits` says how many; the partials' second pass is left out (the
+// same for every band width).
 template <int kLanes>
-void run_columns(const Input& input, const Device& device, int blocks_per_sm, cudaStream_t stream) {
+void run_columns(const Input& input, const Device& device, int blocks_per_sm, cudaStream_t stream,
+                 int forced_splits = 0) {
   const auto kernel = columns_kernel<kLanes>;
   const size_t pad = occupancy_cap(kernel, device, blocks_per_sm);
   int resident = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 256, pad));
   const int row_vectors = input.columns / 4;
   const int bands = row_vectors / kLanes;
-  const int splits = std::max(1, resident * device.sms / bands);
+  const int splits = forced_splits > 0 ? forced_splits : std::max(1, resident * device.sms / bands);
   const int rows_per_split = (input.rows + splits - 1) / splits;
   float4* partials;
   CHECK(cudaMalloc(&partials, size_t(splits) * row_vectors * sizeof(float4)));
@@ -357,6 +360,12 @@ int main() {
       // v7's band; 4 blocks of 256 a multiprocessor is v7's residency.
       for (int blocks_per_sm : {0, 6, 4}) run_columns<32>(input, device, blocks_per_sm, stream);
       run_columns<64>(input, device, 0, stream);
+      // sum_v7's cluster shapes on an H100 (session 42): 256-byte bands in 7
+      // splits (clusters of 8 hold fewer than 64 bands of 8), against 8; and
+      // 512-byte bands in 14 splits (28 clusters of 16).
+      for (int splits : {8, 7}) run_columns<16>(input, device, 4, stream, splits);
+      run_columns<32>(input, device, 4, stream, 14);
+      run_columns<16>(input, device, 8, stream);
     }
     CHECK(cudaFree(input.device));
   }
