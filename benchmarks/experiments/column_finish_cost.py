@@ -2,17 +2,21 @@
 results: for the measurement-only builds of column-finish-cost-*.patch, which
 leave out parts of the column finish (benchmarks/NOTES.md, session 42, call 10).
 
-    python benchmarks/experiments/column_finish_cost.py
+    PYTHONPATH=. python benchmarks/experiments/column_finish_cost.py
 
-Ten calls a graph over two buffers (256 MB, 5x an H100's L2), five timings of 20
-replays each; prints the median and the five.
+Ten calls a graph over two buffers (256 MB, 5x an H100's L2), timed by
+benchmarks.timing.graph; prints the median and the spread in microseconds per
+call. Call 10's numbers came from this script's first version, which timed five
+runs of 20 back-to-back replays itself; this one has not run on a GPU yet.
 """
-
-import statistics
 
 import torch
 
 import torch_reduce  # noqa: F401  (registers the ops)
+from benchmarks import timing
+
+CALLS = 10
+REPLAYS = 7
 
 CASES = [
     ("8192x4096 fp32 dim=0", lambda: torch.randn(8192, 4096, device="cuda"), [0]),
@@ -24,32 +28,14 @@ CASES = [
 ]
 
 
-def time_per_call(make, dim, calls=10, replays=20, timings=5):
+def time_per_call(make, dim) -> timing.Timing:
     op = torch.ops.reduce_opt.sum_v7
     buffers = [make() for _ in range(2)]
-    for buffer in buffers:
-        op(buffer, dim)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for call in range(calls):
-            op(buffers[call % 2], dim)
-    for _ in range(3):
-        graph.replay()
-    times = []
-    for _ in range(timings):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(replays):
-            graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / (replays * calls))
-    return times
+    op(buffers[0], dim)  # timing.capture expects a step that has run once
+    return timing.graph(lambda i: op(buffers[i % 2], dim), CALLS, REPLAYS)
 
 
 if __name__ == "__main__":
     for name, make, dim in CASES:
-        times = time_per_call(make, dim)
-        spread = " ".join(f"{t:.2f}" for t in times)
-        print(f"{name}: {statistics.median(times):.2f} us/call ({spread})")
+        result = time_per_call(make, dim)
+        print(f"{name}: {result.median_us:.2f} us/call ({result.min_us:.2f}-{result.max_us:.2f})")
