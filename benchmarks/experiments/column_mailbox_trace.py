@@ -34,7 +34,8 @@ for _ in range({LAUNCHES}):
 
 
 def summarise(lines: list[list[str]]) -> None:
-    # TR band split posts start loads_end posts_end finish_end smid
+    # TR band split posts start loads_end finish_start finish_end smid: finish_end is 0
+    # but in finishers; finish_start, in mailbox blocks, is when their posts are done.
     blocks = [line for line in lines if line[0] == "TR"][-BLOCKS:]
     start = min(int(block[4]) for block in blocks)
 
@@ -59,7 +60,7 @@ def summarise(lines: list[list[str]]) -> None:
         waited = f", last full at {last[0]:.2f} (split {last[1]})" if last else ""
         print(
             f"band {band:2}: finisher split {block[2]:>2} on SM {block[8]:>3}, loads end "
-            f"{us(block[5]):7.2f}, posted {us(block[6]):7.2f}, done {us(block[7]):8.2f}; "
+            f"{us(block[5]):7.2f}, finish from {us(block[6]):7.2f} to {us(block[7]):8.2f}; "
             f"{len(rereads[band])} words read again{waited}"
         )
 
