@@ -1,8 +1,9 @@
 """Where the time of a column sum's mailbox finish goes, from the kernel's own stamps.
 
-For the measurement-only build of column-mailbox-finish-trace.patch, whose
-column_sum_kernel prints a line per block (bf16 16x2048x4096 dim=(0,1) only) and,
-in finishers, one per word of column 0 that had to be read again:
+For the measurement-only build of column-mailbox-finish.patch with
+column-mailbox-finish-trace.patch on top, whose column_sum_kernel prints a line per
+block (bf16 16x2048x4096 dim=(0,1) only) and, in finishers, one per word of column 0
+that had to be read again:
 
     PYTHONPATH=. python benchmarks/experiments/column_mailbox_trace.py
     TR_NO_MBOX=1 PYTHONPATH=. python benchmarks/experiments/column_mailbox_trace.py
