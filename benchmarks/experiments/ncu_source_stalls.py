@@ -61,8 +61,8 @@ def summarise(path: Path, finisher_max: int, top: int) -> None:
     for reason, samples in by_stall.most_common(top):
         print(f"    {reason:>17}: {samples:,}")
     print(
-        f"  code lines run by at most {finisher_max:,} warps: {len(finisher_lines)} "
-        f"of {CODE_LINE_BYTES} bytes"
+        f"  {CODE_LINE_BYTES}-byte code lines with instructions executed at most "
+        f"{finisher_max:,} times: {len(finisher_lines)}"
     )
 
 
