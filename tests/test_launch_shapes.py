@@ -479,9 +479,11 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
 # 128-thread blocks of a row a warp; 512-, 256-, 128- and 64-thread blocks of a row a
 # block (512 threads of 2 loads, or of 4 for fewer rows than SMs, from half as many;
-# 256 threads of 4 loads, or of 8 for 1-3 rows an SM of 2 rounds or more).
+# 256 threads of 4 loads, or of 8 for 1-3 rows an SM of 2 rounds or more; rows of
+# exactly a 256-thread round in 512 threads of 2 loads at 32 registers).
 WARP_A_ROW = ("DenseShape<128, 32,", 128)
-LONG_BLOCK_A_ROW = ("DenseShape<512, 512, 2,", 512)
+LONG_BLOCK_A_ROW = ("DenseShape<512, 512, 2, 64>", 512)
+SHALLOW_WIDE_BLOCK_A_ROW = ("DenseShape<512, 512, 2, 32>", 512)
 DEEP_BLOCK_A_ROW = ("DenseShape<512, 512, 4,", 512)
 WIDE_BLOCK_A_ROW = ("DenseShape<256, 256, 4,", 256)
 WIDE_DEEP_BLOCK_A_ROW = ("DenseShape<256, 256, 8,", 256)
@@ -510,7 +512,7 @@ DENSE = "::dense_row_kernel<"
      (64, 2048, torch.float32, BLOCK_A_ROW, ALIGNED, 64),
      (64, 4092, torch.float32, BLOCK_A_ROW, DENSE, 64),
      (4, 4092, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 4),
-     (64, 4096, torch.float32, WIDE_BLOCK_A_ROW, ALIGNED, 64),
+     (64, 4096, torch.float32, SHALLOW_WIDE_BLOCK_A_ROW, ALIGNED, 64),
      (64, 4097, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 64),
      (4, 16380, torch.float32, WIDE_BLOCK_A_ROW, DENSE, 4),
      (4, 16384, torch.float32, LONG_BLOCK_A_ROW, DENSE, 4),
@@ -523,7 +525,7 @@ DENSE = "::dense_row_kernel<"
      (64, 4088, torch.bfloat16, HALF_BLOCK_A_ROW, DENSE, 64),
      (64, 4096, torch.bfloat16, BLOCK_A_ROW, ALIGNED, 64),
      (64, 8184, torch.bfloat16, BLOCK_A_ROW, DENSE, 64),
-     (64, 8192, torch.bfloat16, WIDE_BLOCK_A_ROW, ALIGNED, 64),
+     (64, 8192, torch.bfloat16, SHALLOW_WIDE_BLOCK_A_ROW, ALIGNED, 64),
      (8, 32768, torch.bfloat16, LONG_BLOCK_A_ROW, DENSE, 8)],
 )  # fmt: skip
 def test_dense_rows_take_a_warp_or_a_block_a_row(
@@ -546,7 +548,8 @@ def test_dense_rows_take_a_warp_or_a_block_a_row(
     of a 256-thread round or more (8 loads a thread, not 4, for 1-3 rows a
     multiprocessor of 2 rounds or more: 8,192 float32). A block a row reads a row of
     at most one round of whole vectors (these rows start on a 16-byte boundary) in the
-    aligned twin."""
+    aligned twin; a row of exactly the 256-thread round there in 512 threads of 2
+    loads (Inductor's shape, 4 blocks a multiprocessor at 32 registers)."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     if rows_per_sm * sms <= 64:
         pytest.skip(f"{rows_per_sm * sms} rows go to the contiguous class on {sms} SMs")

@@ -208,6 +208,15 @@ using HalfBlockARow = DenseShape<kBlock / 2, kBlock / 2, kDenseLoads / 2, kRegis
 // blocks an SM at 48.4 us against 43.6.
 using LongBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, kRegisters>;
 constexpr int kLongRowRounds = 4;
+// Rows of exactly one WideBlockARow round (16 KB: 8192x4096 fp32), whole
+// vectors from a 16-byte boundary, read by the aligned twin: the same round
+// as 512 threads of 2 loads, 4 blocks an SM at 32 registers (Inductor's
+// shape). 8192x4096 fp32 dim=-1 took 43.99-44.01 us instead of 44.07-44.17
+// on two H100s (dims scenario, four rounds), and the read-pattern probe
+// (row_read_patterns.cu) read such rows at 43.45 us against 43.62 in 256
+// threads of 4 loads, whatever the load's cache hints (benchmarks/NOTES.md,
+// session 45).
+using ShallowWideBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, 32>;
 // Rows an SM from which rows of a round or more go a 256-thread block a row
 // short of a wave (launch_dense_rows). From 1 rather than 2 (H100,
 // benchmarks/NOTES.md, session 23, with 4 loads a thread, before
@@ -354,26 +363,36 @@ void launch_dense_row_blocks(const RowProblem<InT, OutT>& problem, int64_t rows,
 // A block of Shape a row, as many blocks as rows, through the aligned twin
 // where it can: rows of one round at most and of whole vectors from a
 // 16-byte boundary (at least one vector: empty inputs never launch) take
-// aligned_round_row_kernel. Against dense_row_kernel (H100,
+// aligned_round_row_kernel, in blocks of RoundShape (Shape's round in
+// another block shape) where a row fills that round exactly. Against dense_row_kernel (H100,
 // benchmarks/NOTES.md, session 22): 2112x512 fp32 dim=-1 (256-thread blocks
 // of one load a thread) 4.3-4.4 us instead of 6.5-6.7, 8192x4096 44.1
 // instead of 44.2-44.3. Over rows of more rounds the twin with a loop read
 // 0.4-1% slower (bf16 32768x4000 in 64-thread blocks, 4096x32000 in
 // 512-thread ones), so those keep dense_row_kernel.
-template <typename Shape, typename InT, typename OutT>
+template <typename Shape, typename RoundShape = Shape, typename InT, typename OutT>
 void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int64_t row_stride,
                         const LaunchContext& context) {
+  constexpr int kRound = Shape::threads * Shape::loads;
+  static_assert(RoundShape::threads * RoundShape::loads == kRound);
   constexpr int kVec = kElementsPerVector<InT>;
   const bool one_round_of_whole_vectors =
       reinterpret_cast<uintptr_t>(problem.input) % kVectorBytes == 0 &&
       problem.row_length % kVec == 0 && row_stride % kVec == 0 &&
-      problem.row_length / kVec <= Shape::threads * Shape::loads;
+      problem.row_length / kVec <= kRound;
   if (!one_round_of_whole_vectors || rows > INT_MAX) {
     return launch_dense_row_blocks<Shape>(problem, rows, row_stride, context);
   }
-  aligned_round_row_kernel<Shape, InT, OutT><<<rows, Shape::threads, 0, context.stream>>>(
-      reinterpret_cast<const Vector<InT>*>(problem.input), row_stride / kVec,
-      int(problem.row_length / kVec), problem.result);
+  const auto vectors = reinterpret_cast<const Vector<InT>*>(problem.input);
+  const int row_vectors = int(problem.row_length / kVec);
+  if (row_vectors == kRound) {
+    aligned_round_row_kernel<RoundShape, InT, OutT>
+        <<<rows, RoundShape::threads, 0, context.stream>>>(vectors, row_stride / kVec, row_vectors,
+                                                           problem.result);
+  } else {
+    aligned_round_row_kernel<Shape, InT, OutT><<<rows, Shape::threads, 0, context.stream>>>(
+        vectors, row_stride / kVec, row_vectors, problem.result);
+  }
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
@@ -409,7 +428,7 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     if (rows_fill_blocks_of<LongBlockARow>(problem, rows, context, kLongRowRounds)) {
       launch_dense_row_blocks<LongBlockARow>(problem, rows, row_stride, context);
     } else {
-      launch_block_a_row<WideBlockARow>(problem, rows, row_stride, context);
+      launch_block_a_row<WideBlockARow, ShallowWideBlockARow>(problem, rows, row_stride, context);
     }
     return true;
   }
