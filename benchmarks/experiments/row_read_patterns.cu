@@ -93,18 +93,27 @@ __device__ __forceinline__ float4 load_vector(const float4* address) {
 }
 
 // A block a row, all of its loads in one round (the row is kThreads x kLoads
-// vectors), as sum_v7's aligned one-round row kernel; kMinBlocks caps the
-// registers as sum_v7's launch bounds do.
-template <int kThreads, int kLoads, int kMinBlocks, Load kLoad>
+// vectors); kMinBlocks caps the registers as sum_v7's launch bounds do. With
+// kBounded, as sum_v7's aligned one-round row kernel (round_sum): the row's
+// vector count is a kernel argument, each load's index is clamped to it and
+// each add predicated on it; without, every index is a constant offset.
+template <int kThreads, int kLoads, int kMinBlocks, Load kLoad, bool kBounded = false>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-    register_rows_kernel(const float4* matrix, float* result) {
-  const float4* row = matrix + size_t(blockIdx.x) * kThreads * kLoads;
+    register_rows_kernel(const float4* matrix, int row_vectors, float* result) {
+  const float4* row = matrix + size_t(blockIdx.x) * (kBounded ? row_vectors : kThreads * kLoads);
   float sum = 0.0f;
   float4 batch[kLoads];
 #pragma unroll
-  for (int l = 0; l < kLoads; ++l) batch[l] = load_vector<kLoad>(row + l * kThreads + threadIdx.x);
+  for (int l = 0; l < kLoads; ++l) {
+    const int v = l * kThreads + int(threadIdx.x);
+    batch[l] = load_vector<kLoad>(row + (kBounded ? min(v, row_vectors - 1) : v));
+  }
 #pragma unroll
-  for (int l = 0; l < kLoads; ++l) sum += (batch[l].x + batch[l].y) + (batch[l].z + batch[l].w);
+  for (int l = 0; l < kLoads; ++l) {
+    if (!kBounded || l * kThreads + int(threadIdx.x) < row_vectors) {
+      sum += (batch[l].x + batch[l].y) + (batch[l].z + batch[l].w);
+    }
+  }
   sum = block_total<kThreads>(sum);
   if (threadIdx.x == 0) result[blockIdx.x] = sum;
 }
@@ -253,19 +262,20 @@ void check_and_time(const Matrix& m, const std::string& what, float* result, Lau
               m.bytes() / (us * 1e3));
 }
 
-template <int kThreads, int kLoads, int kMinBlocks = 1, Load kLoad = Load::kStreaming>
+template <int kThreads, int kLoads, int kMinBlocks = 1, Load kLoad = Load::kStreaming,
+          bool kBounded = false>
 void run_register_rows(const Matrix& m, float* result) {
   if (m.columns != kThreads * kLoads * 4) return;
-  const auto kernel = register_rows_kernel<kThreads, kLoads, kMinBlocks, kLoad>;
+  const auto kernel = register_rows_kernel<kThreads, kLoads, kMinBlocks, kLoad, kBounded>;
   int resident = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, 0));
   check_and_time(m,
                  "registers, a block a row, " + std::to_string(kThreads) + "x" +
                      std::to_string(kLoads) + ", " + std::to_string(resident) + " blocks/SM, " +
-                     load_name(kLoad),
+                     load_name(kLoad) + (kBounded ? ", bounded as sum_v7" : ""),
                  result, [&](int copy, cudaStream_t stream) {
                    kernel<<<m.rows, kThreads, 0, stream>>>(
-                       reinterpret_cast<const float4*>(m.copy(copy)), result);
+                       reinterpret_cast<const float4*>(m.copy(copy)), m.columns / 4, result);
                  });
 }
 
@@ -315,7 +325,9 @@ int main() {
     float* result;
     CHECK(cudaMalloc(&result, rows * sizeof(float)));
     run_register_rows<256, 4, 8>(m, result);  // sum_v7 until session 45
-    run_register_rows<512, 2, 4>(m, result);  // sum_v7's ShallowWideBlockARow, Inductor's shape
+    run_register_rows<512, 2, 4>(m, result);  // Inductor's shape
+    run_register_rows<512, 2, 4, Load::kStreaming, true>(m, result);  // ShallowWideBlockARow
+    run_register_rows<256, 4, 8, Load::kStreaming, true>(m, result);  // WideBlockARow
     run_register_rows<1024, 1, 2>(m, result);
     run_register_rows<128, 8, 8>(m, result);
     run_load_flavors(m, result);
