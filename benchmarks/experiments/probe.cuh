@@ -1,8 +1,10 @@
 // What the standalone probes in this folder share (read_patterns.cu,
-// large_read_patterns.cu, finish_latency.cu, finish_timeline.cu): the error
-// check, sum_v7's streaming 16-byte load (loads.cuh: L1 bypassed, L2's
-// default fill), and for large_read_patterns.cu and finish_timeline.cu a
-// thread's share of a chunk of such loads and the graph timing.
+// row_read_patterns.cu, large_read_patterns.cu, finish_latency.cu,
+// finish_timeline.cu): the error check, sum_v7's streaming 16-byte load
+// (loads.cuh: L1 bypassed, L2's default fill), the random fill of
+// read_patterns.cu and row_read_patterns.cu, and for large_read_patterns.cu,
+// finish_timeline.cu and row_read_patterns.cu the graph timing (the first
+// two also a thread's share of a chunk of such loads).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,6 +29,17 @@ __device__ __forceinline__ float4 load_streaming(const float4* address) {
       : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
       : "l"(address));
   return v;
+}
+
+// Fills `count` floats with hashed values in [-1, 1), the same for the same
+// seed (read_patterns.cu and row_read_patterns.cu check against them).
+__global__ void fill_kernel(float* data, size_t count, unsigned seed) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    data[i] = float(h & 0xffffff) / float(1 << 23) - 1.0f;
+  }
 }
 
 struct NothingAfterLoads {

@@ -128,15 +128,6 @@ __global__ void __launch_bounds__(1024, 2)
   if (threadIdx.x == 0) result[blockIdx.x] = sum;
 }
 
-__global__ void fill_kernel(float* data, size_t count, unsigned seed) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
-    data[i] = float(h & 0xffffff) / float(1 << 23) - 1.0f;  // in [-1, 1)
-  }
-}
-
 struct Device {
   int sms = 0;
   size_t l2_bytes = 0;

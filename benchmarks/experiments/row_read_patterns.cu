@@ -132,8 +132,8 @@ __device__ __forceinline__ void bulk_copy(void* destination, const void* source,
                                           uint64_t* barrier) {
   asm volatile(
       "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n\t"
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3], %1, [%0];" ::"r"(
-          shared_address(barrier)),
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3], %1, [%0];" ::
+          "r"(shared_address(barrier)),
       "r"(bytes), "r"(shared_address(destination)), "l"(source)
       : "memory");
 }
@@ -166,7 +166,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 
   const auto issue = [&](int k) {
     const int row = warp + (k / pieces_per_row) * warps;
-    const char* source = matrix + size_t(row) * row_bytes + size_t(k % pieces_per_row) * piece_bytes;
+    const char* source =
+        matrix + size_t(row) * row_bytes + size_t(k % pieces_per_row) * piece_bytes;
     bulk_copy(ring + (k % kStages) * piece_bytes, source, piece_bytes,
               &landed[warp_in_block][k % kStages]);
   };
@@ -199,15 +200,6 @@ __global__ void __launch_bounds__(kWarps * 32)
       if (lane == 0) result[warp + (k / pieces_per_row) * warps] = sum;
       sum = 0.0f;
     }
-  }
-}
-
-__global__ void fill_kernel(float* data, size_t count, unsigned seed) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
-    data[i] = float(h & 0xffffff) / float(1 << 23) - 1.0f;  // in [-1, 1)
   }
 }
 
@@ -324,8 +316,8 @@ int main() {
     const Matrix m = make_matrix(rows, columns, props.l2CacheSize, sms);
     float* result;
     CHECK(cudaMalloc(&result, rows * sizeof(float)));
-    run_register_rows<256, 4, 8>(m, result);  // sum_v7 until session 45
-    run_register_rows<512, 2, 4>(m, result);  // Inductor's shape
+    run_register_rows<256, 4, 8>(m, result);                          // sum_v7 until session 45
+    run_register_rows<512, 2, 4>(m, result);                          // Inductor's shape
     run_register_rows<512, 2, 4, Load::kStreaming, true>(m, result);  // ShallowWideBlockARow
     run_register_rows<256, 4, 8, Load::kStreaming, true>(m, result);  // WideBlockARow
     run_register_rows<1024, 1, 2>(m, result);

@@ -211,11 +211,11 @@ constexpr int kLongRowRounds = 4;
 // Rows of exactly one WideBlockARow round (16 KB: 8192x4096 fp32), whole
 // vectors from a 16-byte boundary, read by the aligned twin: the same round
 // as 512 threads of 2 loads, 4 blocks an SM at 32 registers (Inductor's
-// shape). 8192x4096 fp32 dim=-1 took 43.99-44.01 us instead of 44.07-44.17
-// on two H100s (dims scenario, four rounds), and the read-pattern probe
-// (row_read_patterns.cu) read such rows at 43.45 us against 43.62 in 256
-// threads of 4 loads, whatever the load's cache hints (benchmarks/NOTES.md,
-// session 45).
+// shape). 8192x4096 fp32 dim=-1 took 0.02-0.18 us less (0.11 on average) in
+// six paired rounds on three H100s (dims scenario; 43.73-44.01 us), and the
+// read-pattern probe (row_read_patterns.cu) read such rows at 43.45 us
+// against 43.58-43.63 in 256 threads of 4 loads, whatever the load's cache
+// hints (benchmarks/NOTES.md, session 45).
 using ShallowWideBlockARow = DenseShape<4 * kBlock, 4 * kBlock, kDenseLoads / 4, 32>;
 // Rows an SM from which rows of a round or more go a 256-thread block a row
 // short of a wave (launch_dense_rows). From 1 rather than 2 (H100,
@@ -364,12 +364,12 @@ void launch_dense_row_blocks(const RowProblem<InT, OutT>& problem, int64_t rows,
 // where it can: rows of one round at most and of whole vectors from a
 // 16-byte boundary (at least one vector: empty inputs never launch) take
 // aligned_round_row_kernel, in blocks of RoundShape (Shape's round in
-// another block shape) where a row fills that round exactly. Against dense_row_kernel (H100,
-// benchmarks/NOTES.md, session 22): 2112x512 fp32 dim=-1 (256-thread blocks
-// of one load a thread) 4.3-4.4 us instead of 6.5-6.7, 8192x4096 44.1
-// instead of 44.2-44.3. Over rows of more rounds the twin with a loop read
-// 0.4-1% slower (bf16 32768x4000 in 64-thread blocks, 4096x32000 in
-// 512-thread ones), so those keep dense_row_kernel.
+// another block shape) where a row fills that round exactly. Against
+// dense_row_kernel (H100, benchmarks/NOTES.md, session 22): 2112x512 fp32
+// dim=-1 (256-thread blocks of one load a thread) 4.3-4.4 us instead of
+// 6.5-6.7, 8192x4096 44.1 instead of 44.2-44.3. Over rows of more rounds the
+// twin with a loop read 0.4-1% slower (bf16 32768x4000 in 64-thread blocks,
+// 4096x32000 in 512-thread ones), so those keep dense_row_kernel.
 template <typename Shape, typename RoundShape = Shape, typename InT, typename OutT>
 void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int64_t row_stride,
                         const LaunchContext& context) {
