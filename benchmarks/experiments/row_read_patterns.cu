@@ -6,9 +6,14 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/rows benchmarks/experiments/row_read_patterns.cu
 //   /tmp/rows
 //
-// sum_v7 reads 8192x4096 fp32 rows a block a row (256 threads, 4 loads in
-// flight a thread, 8 blocks an H100 multiprocessor) in ~43.9 us; Inductor's
-// Triton kernel (512 threads of 2 loads) in ~43.6. Both keep the bytes in
+// Answers on four H100s (NOTES, session 45): bulk copies are slower in every
+// arrangement tried (1.4-8.5% at 128 MiB); the load's cache hints change
+// nothing; 512 threads of 2 loads at 4 blocks an SM is the fastest register
+// shape, 0.3-0.4% ahead of 256x4 (sum_v7 took it for 16 KB rows).
+//
+// Until then sum_v7 read 8192x4096 fp32 rows a block a row (256 threads, 4
+// loads in flight a thread, 8 blocks an H100 multiprocessor) in ~43.9 us;
+// Inductor's Triton kernel (512 threads of 2 loads) in ~43.6. Both keep the bytes in
 // flight in registers, so a multiprocessor's share of the traffic is bounded
 // by its threads and registers, and every block pays its own ramp and drain.
 // A bulk copy puts a whole piece of a row (up to a row) in shared memory on
