@@ -423,8 +423,10 @@ bool launch_dense_rows(const RowProblem<InT, OutT>& problem, const LaunchContext
     // 4,096 such rows). Fewer long rows take the 256-thread block short of
     // a wave (of 8 loads at 1-3 rows an SM), a 512-thread block of 4 loads
     // from half a row an SM (below), or the split kernel: 512-thread blocks
-    // of 2 loads were not timed there. Rows of 4 MB or more, up to a row an
-    // SM, never reach here (the contiguous class, layout.cpp).
+    // of 2 loads were not timed there. Rows of exactly one round (16 KB)
+    // read in 512 threads of 2 loads (ShallowWideBlockARow). Rows of 4 MB or
+    // more, up to a row an SM, never reach here (the contiguous class,
+    // layout.cpp).
     if (rows_fill_blocks_of<LongBlockARow>(problem, rows, context, kLongRowRounds)) {
       launch_dense_row_blocks<LongBlockARow>(problem, rows, row_stride, context);
     } else {
