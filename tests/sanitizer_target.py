@@ -235,8 +235,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # loads a row (half a row an SM of a round of that block or more, where 65 rows
         # are fewer than the SMs). Rows of one round of whole vectors from a 16-byte
         # boundary, in the aligned twin: a 64-thread block a row (20 rows of a 64-thread
-        # round a multiprocessor) and a 256-thread block a row (8 rows of a 64-thread
-        # round a multiprocessor, too few for a wave of 64-thread blocks).
+        # round a multiprocessor), a 256-thread block a row (8 rows of a 64-thread
+        # round a multiprocessor, too few for a wave of 64-thread blocks), and a
+        # 512-thread block of 2 loads a row (8 rows of exactly a 256-thread round a
+        # multiprocessor).
         "dense rows, a warp a row": shaped_ending_at_allocation_end(
             (64 * sms, 33), torch.float32, 1
         ),
@@ -263,6 +265,9 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         ),
         "dense rows of whole vectors, a 256-thread block a row": shaped_ending_at_allocation_end(
             (8 * sms, 1024), torch.float32, 0
+        ),
+        "dense rows of exactly a 256-thread round, a 512-thread block a row": (
+            shaped_ending_at_allocation_end((8 * sms, 4096), torch.float32, 0)
         ),
         # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
         "1024x1024 int32": shaped_ending_at_allocation_end((1024, 1024), torch.int32, 0),
