@@ -519,25 +519,6 @@ __global__ void __launch_bounds__(kManyWaveFinishThreads)
   if (threadIdx.x == 0) *result = static_cast<OutT>(sum);
 }
 
-// A one-row sum as many waves of many_wave_sum_kernel, then
-// many_wave_finish_kernel. The partials are the call's own (scratch memory:
-// held partials are too few, and need not be 16-byte aligned).
-template <typename InT, typename OutT>
-void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
-                       const Finish<acc_t<InT>>& finish, const LaunchContext& context,
-                       int64_t vectors, int64_t tail_chunks) {
-  using AccT = acc_t<InT>;
-  const int64_t blocks = ceil_div(std::max<int64_t>(1, vectors / (kChunkThreads * kLoadsPerRound)),
-                                  int64_t(kManyWaveChunks));
-  auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
-  many_wave_sum_kernel<InT, OutT>
-      <<<blocks, kChunkThreads, 0, context.stream>>>(problem, partials, tail_chunks);
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  many_wave_finish_kernel<AccT, OutT>
-      <<<1, kManyWaveFinishThreads, 0, context.stream>>>(partials, blocks, problem.result);
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-}
-
 // `blocks` blocks a row of `kKernel` (a contiguous_sum_kernel); the launcher
 // keeps blocks * rows within the held partials, so a second launch finds them
 // where the first left them.
@@ -630,6 +611,35 @@ bool launch_mid_split(const ContiguousProblem<InT, OutT>& problem, const Finish<
   }
   launch_split<mid>(problem, finish, context, chunks);
   return true;
+}
+
+// A one-row sum as many waves of many_wave_sum_kernel, then a sum of the
+// blocks' totals. The partials are the call's own (scratch memory:
+// held partials are too few, and need not be 16-byte aligned).
+template <typename InT, typename OutT>
+void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
+                       const Finish<acc_t<InT>>& finish, const LaunchContext& context,
+                       int64_t vectors, int64_t tail_chunks) {
+  using AccT = acc_t<InT>;
+  const int64_t blocks = ceil_div(std::max<int64_t>(1, vectors / (kChunkThreads * kLoadsPerRound)),
+                                  int64_t(kManyWaveChunks));
+  auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
+  many_wave_sum_kernel<InT, OutT>
+      <<<blocks, kChunkThreads, 0, context.stream>>>(problem, partials, tail_chunks);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  // The totals as a sum of their own: one thread-block cluster where the GPU
+  // runs one that holds them (up to 16 chunks: 65,536 fp32 totals, fp32
+  // 2^30, in chunks of 2 loads a thread, as many int64 ones in chunks of 4),
+  // so that 16 multiprocessors read them instead of one.
+  const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
+  const int64_t total_vectors = ceil_div(blocks, int64_t(kElementsPerVector<AccT>));
+  if (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
+      launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context)) {
+    return;
+  }
+  many_wave_finish_kernel<AccT, OutT>
+      <<<1, kManyWaveFinishThreads, 0, context.stream>>>(partials, blocks, problem.result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 }  // namespace
