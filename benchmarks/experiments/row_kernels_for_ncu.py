@@ -2,17 +2,15 @@
 
 Both read a 16 KB row a block in 512 threads of 2 loads, yet sum_v7 trails Inductor by
 0.1-0.2 us in the dims scenario (benchmarks/NOTES.md, session 45). This gives Nsight
-Compute one process holding both kernels, so that one card profiles both:
+Compute one process holding both kernels, so that one card profiles both (session 46
+ran this on an H200; NOTES has what it gave):
 
-    for kernel in aligned_round_row triton; do
-      ncu --kernel-name regex:$kernel --launch-skip 3 --launch-count 1 \\
-          --section SpeedOfLight --section LaunchStats --section Occupancy \\
-          --section WarpStateStats --section InstructionStats -o $kernel \\
-          python3 benchmarks/experiments/row_kernels_for_ncu.py
-    done
+    ncu --kernel-name "regex:aligned_round_row|triton" --launch-count 24 --set full \
+        --clock-control none --csv --page details --print-units base \
+        python3 benchmarks/experiments/row_kernels_for_ncu.py > rows.csv
 
-(one kernel a run: --launch-skip counts the launches of every kernel the filter
-matches). Each result is checked against a float64 sum before the launches.
+Inductor's kernel is triton_red_fused_sum_0; the check launches each kernel once
+before the 4 timed launches. Each result is checked against a float64 sum first.
 """
 
 from __future__ import annotations

@@ -495,10 +495,11 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
-// The second launch of a many-wave sum: one block adds the `count` block
-// totals (16-byte aligned) in 16-byte loads, 4 in flight a thread
-// (sum_every's batch), in an order fixed by `count`. 65,536 fp32 totals
-// (fp32 2^30) are 16 loads a thread. sum_partials_kernel<1024> in its place
+// The second launch of a many-wave sum where no cluster holds the totals
+// (launch_many_waves): one block adds the `count` block totals (16-byte
+// aligned) in 16-byte loads, 4 in flight a thread (sum_every's batch), in an
+// order fixed by `count`. 65,536 fp32 totals (fp32 2^30) are 16 loads a
+// thread. sum_partials_kernel<1024> in its place
 // (one total a load, 64 a thread) took 0.8-2.6 us longer at 2^30 on an H200
 // (benchmarks/NOTES.md, session 40).
 constexpr int kManyWaveFinishThreads = 1024;
@@ -630,7 +631,10 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // The totals as a sum of their own: one thread-block cluster where the GPU
   // runs one that holds them (up to 16 chunks: 65,536 fp32 totals, fp32
   // 2^30, in chunks of 2 loads a thread, as many int64 ones in chunks of 4),
-  // so that 16 multiprocessors read them instead of one.
+  // so that 16 multiprocessors read them instead of one. H200 graph, 2^30:
+  // fp32 931.1-931.2 us against 932.7-932.8, int32 933.0 against 935.4-935.5,
+  // bf16 467.7-467.9 against 468.4-468.6; after a producer 1.6-2.6 us less
+  // (benchmarks/NOTES.md, session 46).
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
   const int64_t total_vectors = ceil_div(blocks, int64_t(kElementsPerVector<AccT>));
   if (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
