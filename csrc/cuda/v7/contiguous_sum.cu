@@ -499,9 +499,9 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // (launch_many_waves): one block adds the `count` block totals (16-byte
 // aligned) in 16-byte loads, 4 in flight a thread (sum_every's batch), in an
 // order fixed by `count`. 65,536 fp32 totals (fp32 2^30) are 16 loads a
-// thread. sum_partials_kernel<1024> in its place
-// (one total a load, 64 a thread) took 0.8-2.6 us longer at 2^30 on an H200
-// (benchmarks/NOTES.md, session 40).
+// thread. sum_partials_kernel<1024> in its place (one total a load, 64 a
+// thread) took 0.8-2.6 us longer at 2^30 on an H200 (benchmarks/NOTES.md,
+// session 40).
 constexpr int kManyWaveFinishThreads = 1024;
 
 template <typename AccT, typename OutT>
