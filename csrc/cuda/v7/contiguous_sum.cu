@@ -634,11 +634,15 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // so that 16 multiprocessors read them instead of one. H200 graph, 2^30:
   // fp32 931.1-931.2 us against 932.7-932.8, int32 933.0 against 935.4-935.5,
   // bf16 467.7-467.9 against 468.4-468.6; after a producer 1.6-2.6 us less
-  // (benchmarks/NOTES.md, session 46).
+  // (benchmarks/NOTES.md, session 46). Only past one round of the one block,
+  // as launch_contiguous_sum reaches the cluster: chunk_share_of_row needs a
+  // whole chunk in the row (a GPU reporting a small L2 takes many waves with
+  // few totals).
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
   const int64_t total_vectors = ceil_div(blocks, int64_t(kElementsPerVector<AccT>));
-  if (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
-      launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context)) {
+  if (total_vectors > kOneBlockRoundVectors &&
+      (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
+       launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context))) {
     return;
   }
   many_wave_finish_kernel<AccT, OutT>
