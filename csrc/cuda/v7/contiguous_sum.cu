@@ -395,7 +395,9 @@ __device__ __forceinline__ acc_t<InT> chunk_share_of_row(
   // one block (2,048 vectors), so it holds a whole chunk: at least 2,047
   // vectors besides the head and tail, against chunks of 1,024 or fewer, and
   // at least 2,048 for 8-byte types (a head and a tail of one element at
-  // most), whose chunks are 2,048. So every block's loads are at fixed
+  // most), whose chunks are 2,048. The many-wave totals (launch_many_waves)
+  // are more than 2,048 vectors in a 16-byte-aligned buffer: no scalar head,
+  // a whole chunk of either width. So every block's loads are at fixed
   // offsets from one pointer, with no clamp per load (round_sum's clamps put
   // the fp32 kernel's first 16-byte load at instruction 67 of the sm_90 SASS,
   // now 38) and no branch (one around the round let nvcc widen int32 edges
@@ -464,9 +466,9 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // (at most) have been moved to the front, as thread_share_of_row reads them
 // for a producer's sake; the last block also the partial last chunk, block
 // 0 the scalar head and tail. Thread 0 stores the block's total in
-// partials[b] for many_wave_finish_kernel: no ticket and no fence, whose
-// acq_rel ticket a block cost an H200 13% over 131,072 blocks
-// (benchmarks/NOTES.md, session 38).
+// partials[b] for the sum of the totals (launch_many_waves): no ticket and
+// no fence, whose acq_rel ticket a block cost an H200 13% over 131,072
+// blocks (benchmarks/NOTES.md, session 38).
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
@@ -542,11 +544,12 @@ void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>
                                                    context.stream, problem.rows);
 }
 
-// Mid sizes of a few chunks on GPUs with thread-block clusters (Hopper and
-// newer): the blocks of a row form one cluster and hand their totals to block
-// 0 (cluster_handoff.cuh), in place of a ticket in L2 and the last block's
-// read of the mailboxes. No state between calls. A row's cluster spans
-// gridDim.x, so a block's rank in it is blockIdx.x.
+// Mid sizes of a few chunks, and the totals of a many-wave sum, on GPUs with
+// thread-block clusters (Hopper and newer): the blocks of a row form one
+// cluster and hand their totals to block 0 (cluster_handoff.cuh), in place
+// of a ticket in L2 and the last block's read of the mailboxes. No state
+// between calls. A row's cluster spans gridDim.x, so a block's rank in it is
+// blockIdx.x.
 template <int kLoads, typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     cluster_sum_kernel(ContiguousProblem<InT, OutT> problem) {
@@ -634,10 +637,11 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // so that 16 multiprocessors read them instead of one. H200 graph, 2^30:
   // fp32 931.1-931.2 us against 932.7-932.8, int32 933.0 against 935.4-935.5,
   // bf16 467.7-467.9 against 468.4-468.6; after a producer 1.6-2.6 us less
-  // (benchmarks/NOTES.md, session 46). Only past one round of the one block,
-  // as launch_contiguous_sum reaches the cluster: chunk_share_of_row needs a
-  // whole chunk in the row (a GPU reporting a small L2 takes many waves with
-  // few totals).
+  // (benchmarks/NOTES.md, session 46). Only past one round of the one block
+  // (2,048 vectors): chunk_share_of_row needs a whole chunk in the row, and a
+  // GPU reporting a small L2 takes many waves with few totals. The totals'
+  // buffer (the caching allocator's) is 16-byte aligned, so no scalar head
+  // takes a vector from that count.
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
   const int64_t total_vectors = ceil_div(blocks, int64_t(kElementsPerVector<AccT>));
   if (total_vectors > kOneBlockRoundVectors &&
