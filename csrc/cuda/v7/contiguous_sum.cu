@@ -584,11 +584,14 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 }
 
 // Each row as one thread-block cluster of chunks of kLoads vectors a thread,
-// where the GPU runs clusters of that many blocks in one wave; false
-// otherwise.
+// where the GPU runs clusters of that many blocks in one wave and a row is
+// more than one round of the one block (chunk_share_of_row needs a whole
+// chunk in the row; launch_contiguous_sum's rows always are, the many-wave
+// totals where the L2 is 8 MB or more); false otherwise.
 template <int kLoads, typename InT, typename OutT>
 bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
                            const LaunchContext& context) {
+  if (vectors <= kOneBlockRoundVectors) return false;
   const int64_t chunks = chunk_count<kLoads>(vectors);
   constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT>;
   if (!cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
@@ -637,16 +640,13 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // so that 16 multiprocessors read them instead of one. H200 graph, 2^30:
   // fp32 931.1-931.2 us against 932.7-932.8, int32 933.0 against 935.4-935.5,
   // bf16 467.7-467.9 against 468.4-468.6; after a producer 1.6-2.6 us less
-  // (benchmarks/NOTES.md, session 46). Only past one round of the one block
-  // (2,048 vectors): chunk_share_of_row needs a whole chunk in the row, and a
-  // GPU reporting a small L2 takes many waves with few totals. The totals'
-  // buffer (the caching allocator's) is 16-byte aligned, so no scalar head
-  // takes a vector from that count.
+  // (benchmarks/NOTES.md, session 46). The totals' buffer (the caching
+  // allocator's) is 16-byte aligned, so no scalar head takes a vector from
+  // their count.
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
   const int64_t total_vectors = ceil_div(blocks, int64_t(kElementsPerVector<AccT>));
-  if (total_vectors > kOneBlockRoundVectors &&
-      (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
-       launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context))) {
+  if (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
+      launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context)) {
     return;
   }
   many_wave_finish_kernel<AccT, OutT>
