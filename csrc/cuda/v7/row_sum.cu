@@ -383,16 +383,13 @@ void launch_block_a_row(const RowProblem<InT, OutT>& problem, int64_t rows, int6
   if (!one_round_of_whole_vectors || rows > INT_MAX) {
     return launch_dense_row_blocks<Shape>(problem, rows, row_stride, context);
   }
-  const auto vectors = reinterpret_cast<const Vector<InT>*>(problem.input);
   const int row_vectors = int(problem.row_length / kVec);
-  if (row_vectors == kRound) {
-    aligned_round_row_kernel<RoundShape, InT, OutT>
-        <<<rows, RoundShape::threads, 0, context.stream>>>(vectors, row_stride / kVec, row_vectors,
-                                                           problem.result);
-  } else {
-    aligned_round_row_kernel<Shape, InT, OutT><<<rows, Shape::threads, 0, context.stream>>>(
-        vectors, row_stride / kVec, row_vectors, problem.result);
-  }
+  const bool fills_round = row_vectors == kRound;
+  const auto kernel = fills_round ? aligned_round_row_kernel<RoundShape, InT, OutT>
+                                  : aligned_round_row_kernel<Shape, InT, OutT>;
+  const int threads = fills_round ? RoundShape::threads : Shape::threads;
+  kernel<<<rows, threads, 0, context.stream>>>(reinterpret_cast<const Vector<InT>*>(problem.input),
+                                               row_stride / kVec, row_vectors, problem.result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
