@@ -16,7 +16,7 @@ Parts:
   graph  every version captured in a CUDA graph and replayed on new data (the
          capture path of sum_v7); a capture needs the caching allocator.
   many-waves
-         sum_v7's one-row sums past 32x L2 (about 2 GB each): a block per 2
+         sum_v7's one-row sums past 16x L2 (about 1 GB each): a block per 2
          chunks over many waves, then a second launch over the block totals in
          the call's scratch memory. Run it with PYTORCH_NO_CUDA_MEMORY_CACHING=1,
          as the eager part.
@@ -345,13 +345,13 @@ def run_graph_part() -> None:
 
 def run_many_wave_part() -> None:
     """int32 (exact) and bfloat16 sums 3 chunks (512 threads of 4 16-byte vectors)
-    and 5 elements past 32x L2, starting 1 element in and ending their allocation:
+    and 5 elements past 16x L2, starting 1 element in and ending their allocation:
     a partial last chunk for the last block, a scalar head and tail for block 0,
-    and the row's last L2 of chunks read first. The sizes need 2 GB of GPU memory."""
+    and the row's last L2 of chunks read first. The sizes need 1 GB of GPU memory."""
     l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
     chunk_bytes = 512 * 4 * 16
     for dtype in (torch.int32, torch.bfloat16):
-        numel = (32 * l2_bytes + 3 * chunk_bytes) // dtype.itemsize + 5
+        numel = (16 * l2_bytes + 3 * chunk_bytes) // dtype.itemsize + 5
         x = on_gpu_ending_at_allocation_end(numel, dtype, 1)
         check(SUM_V7(x), x, f"sum_v7 over many waves, {numel} {dtype}, 1 element in")
         del x

@@ -2,7 +2,7 @@
 mailboxes (one word a block for 4-byte accumulators and for the int64 totals of
 32-bit-or-narrower integers, two for other 8-byte ones) or the acq_rel ticket
 (grids larger than the mailboxes), on PyTorch's streams and in graphs; in a second
-launch on external streams, and for one-row sums past 32x L2 everywhere. Every way
+launch on external streams, and for one-row sums past 16x L2 everywhere. Every way
 must give the same bits, and each launch must leave its mailboxes empty for the next."""
 
 import time
@@ -130,12 +130,12 @@ def test_graph_replays_with_new_data_give_the_eager_bits(dtype, seed):
 @pytest.mark.large
 @requires_cuda
 def test_many_wave_sums_give_the_eager_bits_in_graphs_and_on_external_streams(seed):
-    """Past 32x L2 a one-row sum reads over many waves and a second launch adds the
+    """Past 16x L2 a one-row sum reads over many waves and a second launch adds the
     block totals, from the call's scratch memory (a capture's private pool): graph
     replays with new data and an external stream must give the eager bits. 3 chunks
     and 5 elements past the edge: a partial last chunk and a misaligned tail."""
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
-    numel = (32 * l2_bytes + 3 * LARGE_CHUNK_BYTES) // 4 + 5
+    numel = (16 * l2_bytes + 3 * LARGE_CHUNK_BYTES) // 4 + 5
     skip_unless_free(4 * 4 * numel)
     x = random_tensor(numel, torch.float32, "cuda")
     eager = sum_v7(x)

@@ -6,7 +6,7 @@ allocator, so that each tensor is an allocation of its own and a read past its
 end or of memory never written shows; the graph part needs the caching
 allocator. racecheck and synccheck look at shared memory and barriers only, so
 one run of every part each is enough. Sizes are small but for the many-wave
-part's two sums past 32x L2 (about 2 GB each), the only inputs that take that
+part's two sums past 16x L2 (about 1 GB each), the only inputs that take that
 path.
 """
 

@@ -259,7 +259,7 @@ constexpr int64_t kTailFirstL2Multiple = 64;
 // One-row sums past this many times the L2 read a block per kManyWaveChunks
 // neighbouring chunks, over many waves, and a second launch adds the blocks'
 // totals (launch_contiguous_sum says what was measured).
-constexpr int64_t kManyWavesL2Multiple = 32;
+constexpr int64_t kManyWavesL2Multiple = 16;
 constexpr int kManyWaveChunks = 2;
 
 // Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
@@ -756,10 +756,15 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // the H100's graph was level to 0.4% faster and 1.0-1.8% faster after a
   // producer; an H200's graph, read forward, 0.25% slower at bf16, and after
   // a producer 1.2-3.9% slower; with the tail first (session 40) fp32 level
-  // and int32 0.3% slower in graphs, level after a producer. So 2^28 keeps
-  // the one wave. Many waves keep the tail first up to kTailFirstL2Multiple:
-  // 16-bit 2^30 (34x an H200's L2) read forward was level in graphs and
-  // 1.0-1.1% slower after a producer (session 40).
+  // and int32 0.3% slower in graphs, level after a producer. Since the totals
+  // are summed in a cluster (session 46) the H200 gains there too (GPU-39b080e3,
+  // session 47): graph fp32 2^28 236.54-236.70 -> 236.24-236.25, int32
+  // 236.84-236.87 -> 236.53-236.57 (Inductor 236.58-236.67), after a producer
+  // fp32 242.56-242.73 -> 242.04-242.20, int32 242.63-243.08 -> 242.29-242.68;
+  // bf16 2^29 (20x) graph 236.80-236.86 -> 236.69-236.70, level after a
+  // producer. So many waves start at 16x. They keep the tail first up to
+  // kTailFirstL2Multiple: 16-bit 2^30 (34x an H200's L2) read forward was
+  // level in graphs and 1.0-1.1% slower after a producer (session 40).
   if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
     return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
   }
