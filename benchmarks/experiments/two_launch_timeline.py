@@ -1,0 +1,123 @@
+"""Where a two-launch sum spends its time in a CUDA graph: sum_v7 against Inductor.
+
+Past 16x the L2 sum_v7 reads a one-row sum over many waves and a second launch
+adds the blocks' totals; Inductor's sum is two kernels too (a split read, then one
+program over its partials). On the fast H200 of session 46 sum_v7 trailed Inductor
+at 2^30 by 1.5-3 us, which session 35's probe put in the finish, not the read
+(benchmarks/NOTES.md, session 46, Next 1). This replays each captured sum under the
+profiler and prints the median of each piece over the replays: the read kernel,
+the gap from its end to the next kernel's start (the second launch's latency in a
+graph), the finish kernel, and the whole span.
+
+    python3 benchmarks/experiments/two_launch_timeline.py [--log2 30] [--replays 20]
+
+Each graph's result is checked against a float64 (exact int64) sum first. Not run
+yet (prepared in session 47).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+import torch
+
+import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+
+DTYPES = (torch.float32, torch.int32, torch.bfloat16)
+
+
+def make_input(dtype: torch.dtype, numel: int) -> torch.Tensor:
+    if dtype.is_floating_point:
+        return torch.randn(numel, device="cuda", dtype=dtype)
+    return torch.randint(-1000, 1000, (numel,), device="cuda", dtype=dtype)
+
+
+def check(name: str, result: torch.Tensor, x: torch.Tensor) -> None:
+    if x.dtype.is_floating_point:
+        reference = x.sum(dtype=torch.float64)
+        torch.testing.assert_close(result.double(), reference, rtol=1e-4, atol=1.0, msg=name)
+    else:
+        assert result.item() == x.sum(dtype=torch.int64).item(), name
+
+
+def captured(sum_fn, x: torch.Tensor) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):  # compiles and warms up outside the capture
+            sum_fn(x)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = sum_fn(x)
+    return graph, out
+
+
+def kernel_events(graph: torch.cuda.CUDAGraph, replays: int, trace: Path) -> list[dict]:
+    graph.replay()  # untimed: the first replay uploads the graph
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        for _ in range(replays):
+            graph.replay()
+        torch.cuda.synchronize()
+    profile.export_chrome_trace(str(trace))
+    events = json.loads(trace.read_text())["traceEvents"]
+    return sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+
+
+def pieces(events: list[dict], replays: int) -> dict[str, float]:
+    """Median µs of each piece, the kernels of one replay taken in launch order."""
+    per_replay = len(events) // replays
+    assert per_replay * replays == len(events), (len(events), replays)
+    columns: dict[str, list[float]] = {}
+    for r in range(replays):
+        kernels = events[r * per_replay : (r + 1) * per_replay]
+        for k, kernel in enumerate(kernels):
+            columns.setdefault(f"kernel {k} ({kernel['name'][:40]})", []).append(kernel["dur"])
+            if k > 0:
+                gap = kernel["ts"] - (kernels[k - 1]["ts"] + kernels[k - 1]["dur"])
+                columns.setdefault(f"gap before kernel {k}", []).append(gap)
+        span = kernels[-1]["ts"] + kernels[-1]["dur"] - kernels[0]["ts"]
+        columns.setdefault("span", []).append(span)
+    return {name: statistics.median(values) for name, values in columns.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log2", type=int, default=30)
+    parser.add_argument("--replays", type=int, default=20)
+    args = parser.parse_args()
+    print(torch.cuda.get_device_name(), torch.cuda.get_device_properties(0).uuid)
+
+    def whole_sum(x: torch.Tensor) -> torch.Tensor:
+        return torch.sum(x)
+
+    candidates = {
+        "sum_v7": torch.ops.reduce_opt.sum_v7,
+        "Inductor": torch.compile(whole_sum, dynamic=False, fullgraph=True),
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        for dtype in DTYPES:
+            x = make_input(dtype, 1 << args.log2)
+            for name, sum_fn in candidates.items():
+                graph, out = captured(sum_fn, x)
+                graph.replay()
+                check(name, out, x)
+                timeline = pieces(
+                    kernel_events(graph, args.replays, Path(folder) / "t.json"), args.replays
+                )
+                print(f"{dtype} 2^{args.log2} {name}:")
+                for piece, us in timeline.items():
+                    print(f"  {piece:56s} {us:9.2f} us")
+                del graph, out
+            del x
+            torch.cuda.empty_cache()
+            torch._dynamo.reset()
+
+
+if __name__ == "__main__":
+    main()
