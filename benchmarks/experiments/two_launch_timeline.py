@@ -69,20 +69,27 @@ def kernel_events(graph: torch.cuda.CUDAGraph, replays: int, trace: Path) -> lis
     return sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
 
 
-def pieces(events: list[dict], replays: int) -> dict[str, float]:
-    """Median µs of each piece, the kernels of one replay taken in launch order."""
-    per_replay = len(events) // replays
-    assert per_replay * replays == len(events), (len(events), replays)
+def pieces(events: list[dict]) -> dict[str, float]:
+    """Median µs of each piece over the replays, a replay's kernels in launch order.
+
+    The kernels of one replay share the correlation id of its graph launch; kernels
+    of other launches (a replay's prologue, say) are left out: only the groups of
+    the most kernels count.
+    """
+    replays: dict[int, list[dict]] = {}
+    for event in events:
+        replays.setdefault(event["args"]["correlation"], []).append(event)
+    most = max(len(kernels) for kernels in replays.values())
     columns: dict[str, list[float]] = {}
-    for r in range(replays):
-        kernels = events[r * per_replay : (r + 1) * per_replay]
-        for k, kernel in enumerate(kernels):
-            columns.setdefault(f"kernel {k} ({kernel['name'][:40]})", []).append(kernel["dur"])
-            if k > 0:
-                gap = kernel["ts"] - (kernels[k - 1]["ts"] + kernels[k - 1]["dur"])
-                columns.setdefault(f"gap before kernel {k}", []).append(gap)
-        span = kernels[-1]["ts"] + kernels[-1]["dur"] - kernels[0]["ts"]
-        columns.setdefault("span", []).append(span)
+    for kernels in (k for k in replays.values() if len(k) == most):
+        for i, kernel in enumerate(kernels):
+            columns.setdefault(f"kernel {i} ({kernel['name'][:40]})", []).append(kernel["dur"])
+            if i > 0:
+                gap = kernel["ts"] - (kernels[i - 1]["ts"] + kernels[i - 1]["dur"])
+                columns.setdefault(f"gap before kernel {i}", []).append(gap)
+        columns.setdefault("span", []).append(
+            kernels[-1]["ts"] + kernels[-1]["dur"] - kernels[0]["ts"]
+        )
     return {name: statistics.median(values) for name, values in columns.items()}
 
 
@@ -107,9 +114,7 @@ def main() -> None:
                 graph, out = captured(sum_fn, x)
                 graph.replay()
                 check(name, out, x)
-                timeline = pieces(
-                    kernel_events(graph, args.replays, Path(folder) / "t.json"), args.replays
-                )
+                timeline = pieces(kernel_events(graph, args.replays, Path(folder) / "t.json"))
                 print(f"{dtype} 2^{args.log2} {name}:")
                 for piece, us in timeline.items():
                     print(f"  {piece:56s} {us:9.2f} us")
