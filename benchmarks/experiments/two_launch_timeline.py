@@ -9,9 +9,11 @@ profiler and prints the median of each piece over the replays: the read kernel,
 the gap from its end to the next kernel's start (the second launch's latency in a
 graph), the finish kernel, and the whole span.
 
-    python3 benchmarks/experiments/two_launch_timeline.py [--log2 30] [--replays 20]
+    PYTHONPATH=. python3 benchmarks/experiments/two_launch_timeline.py [--log2 30] [--replays 20]
 
-Each graph's result is checked against a float64 (exact int64) sum first. Not run
+Each graph's result passes the benchmark's check first (benchmarks/check.py).
+It imports the benchmarks package and the in-place build: run it from the
+repository root, as above. Not run
 yet (prepared in session 47).
 """
 
@@ -26,6 +28,7 @@ from pathlib import Path
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.check import reference, verify
 
 DTYPES = (torch.float32, torch.int32, torch.bfloat16)
 
@@ -37,11 +40,9 @@ def make_input(dtype: torch.dtype, numel: int) -> torch.Tensor:
 
 
 def check(name: str, result: torch.Tensor, x: torch.Tensor) -> None:
-    if x.dtype.is_floating_point:
-        reference = x.sum(dtype=torch.float64)
-        torch.testing.assert_close(result.double(), reference, rtol=1e-4, atol=1.0, msg=name)
-    else:
-        assert result.item() == x.sum(dtype=torch.int64).item(), name
+    """The benchmark's own check: float64 (exact int64) reference, its error bound."""
+    wrong = verify(result, reference(x, None, False))
+    assert wrong is None, f"{name}: {wrong}"
 
 
 def captured(sum_fn, x: torch.Tensor) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
