@@ -13,8 +13,7 @@ graph), the finish kernel, and the whole span.
 
 Each graph's result passes the benchmark's check first (benchmarks/check.py).
 It imports the benchmarks package and the in-place build: run it from the
-repository root, as above. Not run
-yet (prepared in session 47).
+repository root, as above. Not run yet (prepared in session 47).
 """
 
 from __future__ import annotations
