@@ -587,7 +587,8 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // where the GPU runs clusters of that many blocks in one wave and a row is
 // more than one round of the one block (chunk_share_of_row needs a whole
 // chunk in the row; launch_contiguous_sum's rows always are, the many-wave
-// totals where the L2 is 8 MB or more); false otherwise.
+// totals past 16x an L2 of 16 MB or more for int64 totals, 32 MB for fp32
+// ones: a block's 64 KB a total); false otherwise.
 template <int kLoads, typename InT, typename OutT>
 bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
                            const LaunchContext& context) {
