@@ -74,9 +74,10 @@ def test_grid_stride_shape_fits_one_wave(dtype, tmp_path):
 )
 def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_path):
     """Up to 4x L2 a large sum reads from the end back; past that, the last L2 of
-    chunks first, wrapping to the start; past 16x L2 the same order a block per 2
-    chunks over many waves, finished by a second launch (a cluster where the GPU runs
-    one that holds the totals); past 64x L2 forward. int32
+    chunks first, wrapping to the start; past 16x L2 the same order a block per chunk
+    over many waves (per 2 where one cluster cannot hold the totals: 64x on an H100),
+    finished by a second launch (that cluster where the GPU runs one, else a block);
+    past 64x L2 forward. int32
     sums are exact, so a chunk read twice or skipped at the wrap, or a block's total
     lost, shows as a wrong number: a chunk and an element either side of each edge,
     from an aligned and a misaligned start. The reference sums 2**28 elements at a
@@ -94,14 +95,19 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_p
     if l2_multiple == 16:
         launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(base), tmp_path / "t.json")
         whole_chunks = math.ceil(base.numel() / 4) // (512 * 4)  # a partial one joins the last
-        blocks = math.ceil(whole_chunks / 2)
-        assert len(launched) == 2 and launched[0][1:] == ([blocks, 1, 1], [512, 1, 1]), launched
+        capability = torch.cuda.get_device_capability(base.device)
+
         # The blocks' int64 totals, 2 a vector, as a sum of their own: one cluster of
         # chunks of 2,048 vectors where the GPU runs one (16 blocks on sm_90), else
-        # one 1,024-thread block.
+        # one 1,024-thread block. A block reads a chunk where that cluster holds
+        # their totals, else 2.
+        def in_one_cluster(totals):
+            return capability == (9, 0) and math.ceil(math.ceil(totals / 2) / 2048) <= 16
+
+        blocks = whole_chunks if in_one_cluster(whole_chunks) else math.ceil(whole_chunks / 2)
+        assert len(launched) == 2 and launched[0][1:] == ([blocks, 1, 1], [512, 1, 1]), launched
         total_chunks = math.ceil(math.ceil(blocks / 2) / 2048)
-        capability = torch.cuda.get_device_capability(base.device)
-        if capability == (9, 0) and total_chunks <= 16:
+        if in_one_cluster(blocks):
             assert "cluster_sum_kernel<4" in launched[1][0], launched
             assert launched[1][1:] == ([total_chunks, 1, 1], [512, 1, 1]), launched
         elif capability[0] < 9:

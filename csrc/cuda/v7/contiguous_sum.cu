@@ -15,8 +15,9 @@
 //    largest cluster the GPU runs (8 blocks on Hopper and newer, 16 on an
 //    H100), by block 0 of a thread-block cluster;
 //  - large sizes: one wave of the same blocks, taking chunks in turn;
-//  - past kManyWavesL2Multiple x L2, a block per kManyWaveChunks neighbouring
-//    chunks over many waves, finished by a second launch over the partials.
+//  - past kManyWavesL2Multiple x L2, a block per chunk (per kManyWaveChunks
+//    neighbouring chunks where one cluster cannot hold the totals) over many
+//    waves, finished by a second launch over the partials.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -256,9 +257,10 @@ constexpr int64_t kFromEndL2Multiple = 4;
 // gained nothing, forward only (launch_contiguous_sum says what was measured).
 constexpr int64_t kTailFirstL2Multiple = 64;
 
-// One-row sums past this many times the L2 read a block per kManyWaveChunks
-// neighbouring chunks, over many waves, and a second launch adds the blocks'
-// totals (launch_contiguous_sum says what was measured).
+// One-row sums past this many times the L2 read a block per chunk over many
+// waves, and a second launch adds the blocks' totals; where one thread-block
+// cluster cannot hold those totals, a block per kManyWaveChunks neighbouring
+// chunks, which halves them (launch_contiguous_sum says what was measured).
 constexpr int64_t kManyWavesL2Multiple = 16;
 constexpr int kManyWaveChunks = 2;
 
@@ -461,8 +463,8 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
       problem.result + row, row, ticket);
 }
 
-// Block b of a many-wave sum: the row's whole chunks kManyWaveChunks * b up
-// to kManyWaveChunks * (b + 1), counted after its last `tail_chunks` chunks
+// Block b of a many-wave sum: the row's whole chunks chunks_per_block * b up
+// to chunks_per_block * (b + 1), counted after its last `tail_chunks` chunks
 // (at most) have been moved to the front, as thread_share_of_row reads them
 // for a producer's sake; the last block also the partial last chunk, block
 // 0 the scalar head and tail. Thread 0 stores the block's total in
@@ -472,14 +474,14 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                         int64_t tail_chunks) {
+                         int64_t tail_chunks, int chunks_per_block) {
   using AccT = acc_t<InT>;
   const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int64_t>(problem, 0);
   constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
   const int64_t whole_chunks = num_vectors / kChunkVectors;
   const int64_t shift = whole_chunks - min(tail_chunks, whole_chunks);
-  const int64_t first = int64_t(blockIdx.x) * kManyWaveChunks;
-  const int64_t end = min(first + kManyWaveChunks, whole_chunks);
+  const int64_t first = int64_t(blockIdx.x) * chunks_per_block;
+  const int64_t end = min(first + chunks_per_block, whole_chunks);
   AccT sum = AccT(0);
   for (int64_t c = first; c < end; ++c) {
     const int64_t chunk = c + shift < whole_chunks ? c + shift : c + shift - whole_chunks;
@@ -590,18 +592,22 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // totals past 16x an L2 of 16 MB or more for int64 totals, 32 MB for fp32
 // ones: a block's 64 KB a total); false otherwise.
 template <int kLoads, typename InT, typename OutT>
+bool one_cluster_holds(int64_t vectors, int64_t rows, const LaunchContext& context) {
+  if (vectors <= kOneBlockRoundVectors) return false;
+  constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT>;
+  return cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
+      .holds(chunk_count<kLoads>(vectors), rows);
+}
+
+template <int kLoads, typename InT, typename OutT>
 bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
                            const LaunchContext& context) {
-  if (vectors <= kOneBlockRoundVectors) return false;
+  if (!one_cluster_holds<kLoads, InT, OutT>(vectors, problem.rows, context)) return false;
   const int64_t chunks = chunk_count<kLoads>(vectors);
-  constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT>;
-  if (!cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
-           .holds(chunks, problem.rows)) {
-    return false;
-  }
   const dim3 grid(static_cast<unsigned>(chunks),
                   static_cast<unsigned>(problem.rows));  // a cluster a row
-  launch_in_clusters<cluster>(grid, dim3(grid.x), kChunkThreads, context.stream, problem);
+  launch_in_clusters<cluster_sum_kernel<kLoads, InT, OutT>>(grid, dim3(grid.x), kChunkThreads,
+                                                            context.stream, problem);
   return true;
 }
 
@@ -629,11 +635,20 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
                        const Finish<acc_t<InT>>& finish, const LaunchContext& context,
                        int64_t vectors, int64_t tail_chunks) {
   using AccT = acc_t<InT>;
-  const int64_t blocks = ceil_div(std::max<int64_t>(1, vectors / (kChunkThreads * kLoadsPerRound)),
-                                  int64_t(kManyWaveChunks));
+  const auto total_vectors_of = [](int64_t totals) {
+    return ceil_div(totals, int64_t(kElementsPerVector<AccT>));
+  };
+  const int64_t whole_chunks = std::max<int64_t>(1, vectors / (kChunkThreads * kLoadsPerRound));
+  // A block a chunk where one cluster holds their totals, else a block per
+  // kManyWaveChunks chunks.
+  const int chunks_per_block =
+      one_cluster_holds<kLoadsPerRound, AccT, OutT>(total_vectors_of(whole_chunks), 1, context)
+          ? 1
+          : kManyWaveChunks;
+  const int64_t blocks = ceil_div(whole_chunks, int64_t(chunks_per_block));
   auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
-  many_wave_sum_kernel<InT, OutT>
-      <<<blocks, kChunkThreads, 0, context.stream>>>(problem, partials, tail_chunks);
+  many_wave_sum_kernel<InT, OutT><<<blocks, kChunkThreads, 0, context.stream>>>(
+      problem, partials, tail_chunks, chunks_per_block);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   // The totals as a sum of their own: one thread-block cluster where the GPU
   // runs one that holds them (up to 16 chunks: 65,536 fp32 totals, fp32
@@ -645,7 +660,7 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // allocator's) is 16-byte aligned, so no scalar head takes a vector from
   // their count.
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
-  const int64_t total_vectors = ceil_div(blocks, int64_t(kElementsPerVector<AccT>));
+  const int64_t total_vectors = total_vectors_of(blocks);
   if (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
       launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context)) {
     return;
@@ -733,8 +748,8 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
       bytes <= kTailFirstL2Multiple * l2_bytes
           ? l2_bytes / (int64_t(kChunkThreads) * kLoadsPerRound * kVectorBytes)
           : 0;
-  // Past kManyWavesL2Multiple x L2, a block per kManyWaveChunks neighbouring
-  // chunks over many waves: fresh blocks start on the chunks next to those
+  // Past kManyWavesL2Multiple x L2, a block per chunk (or per kManyWaveChunks
+  // neighbouring chunks) over many waves: fresh blocks start on the chunks next to those
   // being read as others end, where one wave's blocks drift apart over the
   // row. Its finish is a second launch: no in-kernel finish measured paid
   // for its cost a block on both GPUs (an acq_rel ticket a block: H200 13%
@@ -766,6 +781,13 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // producer. So many waves start at 16x. They keep the tail first up to
   // kTailFirstL2Multiple: 16-bit 2^30 (34x an H200's L2) read forward was
   // level in graphs and 1.0-1.1% slower after a producer (session 40).
+  // With the cluster finish, a block a chunk where one cluster holds the
+  // totals (session 48, H100 GPU-9c7e4ca4, four rounds each): graph fp32
+  // 2^28 340.2-340.3 -> 338.2, 2^29 676.8 -> 672.6-672.7, 2^30 1,350.0-1,350.2
+  // -> 1,340.6-1,340.7 (Inductor 1,370.2-1,370.6); int32 2^29 676.4 ->
+  // 672.0-672.1; bf16 2^30 676.8-676.9 -> 672.7-672.8; after a producer fp32 2^30
+  // 1,360.7-1,361.3 -> 1,349.1-1,349.4. int32 2^30, whose 2^17 int64 totals
+  // would take 32 cluster chunks, keeps 2 chunks a block (1,350.9-1,351.2 both).
   if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
     return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
   }
