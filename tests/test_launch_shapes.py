@@ -33,6 +33,39 @@ def chunk_count(numel, dtype, loads):
     return math.ceil(math.ceil(numel * dtype.itemsize / 16) / (512 * loads))
 
 
+def many_wave_launches(whole_chunks, capability):
+    """The two launches of an int32 one-row sum past 16x L2 of `whole_chunks` chunks
+    (contiguous_sum.cu's launch_many_waves), as (kernel name part, grid, block) each;
+    None for a second launch whose shape depends on the GPU (clusters of another size).
+    The blocks' int64 totals, 2 a vector, are a sum of their own: one cluster (16
+    blocks on sm_90) of chunks of 4 loads a thread (2,048 vectors), else of 8, where
+    the GPU runs it, else one 1,024-thread block. A block reads a chunk where that
+    cluster holds their totals, else 2."""
+    on_sm90 = capability == (9, 0)
+
+    def cluster_chunks(totals, loads):
+        return chunk_count(totals, torch.int64, loads)
+
+    def cluster_loads(totals):
+        return next((n for n in (4, 8) if on_sm90 and 1 < cluster_chunks(totals, n) <= 16), None)
+
+    blocks = whole_chunks if cluster_loads(whole_chunks) else math.ceil(whole_chunks / 2)
+    read = ("many_wave_sum_kernel", [blocks, 1, 1], [512, 1, 1])
+    if loads := cluster_loads(blocks):
+        return read, (f"cluster_sum_kernel<{loads}", [cluster_chunks(blocks, loads), 1, 1],
+                      [512, 1, 1])  # fmt: skip
+    return read, (
+        ("many_wave_finish_kernel", [1, 1, 1], [1024, 1, 1]) if capability[0] < 9 else None
+    )
+
+
+def assert_launched(launched, expected):
+    assert len(launched) == len(expected), launched
+    for (name, grid, block), want in zip(launched, expected, strict=True):
+        if want is not None:
+            assert want[0] in name and (grid, block) == (want[1], want[2]), (launched, expected)
+
+
 def launched_kernels(call, trace_path):
     """(name, grid, block) of every kernel that `call` launches."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
@@ -96,22 +129,26 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_p
         launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(base), tmp_path / "t.json")
         whole_chunks = math.ceil(base.numel() / 4) // (512 * 4)  # a partial one joins the last
         capability = torch.cuda.get_device_capability(base.device)
+        assert_launched(launched, many_wave_launches(whole_chunks, capability))
 
-        # The blocks' int64 totals, 2 a vector, as a sum of their own: one cluster of
-        # chunks of 2,048 vectors where the GPU runs one (16 blocks on sm_90), else
-        # one 1,024-thread block. A block reads a chunk where that cluster holds
-        # their totals, else 2.
-        def in_one_cluster(totals):
-            return capability == (9, 0) and math.ceil(math.ceil(totals / 2) / 2048) <= 16
 
-        blocks = whole_chunks if in_one_cluster(whole_chunks) else math.ceil(whole_chunks / 2)
-        assert len(launched) == 2 and launched[0][1:] == ([blocks, 1, 1], [512, 1, 1]), launched
-        total_chunks = math.ceil(math.ceil(blocks / 2) / 2048)
-        if in_one_cluster(blocks):
-            assert "cluster_sum_kernel<4" in launched[1][0], launched
-            assert launched[1][1:] == ([total_chunks, 1, 1], [512, 1, 1]), launched
-        elif capability[0] < 9:
-            assert launched[1][1:] == ([1, 1, 1], [1024, 1, 1]), launched
+@pytest.mark.large
+@requires_cuda
+@pytest.mark.parametrize("extra_chunks", [0, 1])
+def test_many_wave_sums_either_side_of_one_cluster_of_wide_chunks(extra_chunks, seed, tmp_path):
+    """2^17 chunks of int32 (2^30 elements, 4 GB) give the most int64 totals that one
+    cluster of 16 chunks of 8 loads a thread holds: a block a chunk, and that cluster
+    over their totals on an H100 or H200; a chunk more reads 2 chunks a block, and its
+    half as many totals take 9 such chunks. Exact sums against torch's."""
+    chunk = LARGE_CHUNK_BYTES // 4
+    numel = (2**17 + extra_chunks) * chunk
+    skip_unless_free(4 * numel + 8 * 2**28)
+    x = torch.randint(-1000, 1000, (numel,), dtype=torch.int32, device="cuda")
+    expected = sum(piece.sum(dtype=torch.int64).item() for piece in x.split(2**28))
+    assert torch.ops.reduce_opt.sum_v7(x).item() == expected
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "t.json")
+    capability = torch.cuda.get_device_capability(x.device)
+    assert_launched(launched, many_wave_launches(numel // chunk, capability))
 
 
 @requires_cuda

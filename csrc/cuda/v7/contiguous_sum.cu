@@ -264,6 +264,11 @@ constexpr int64_t kTailFirstL2Multiple = 64;
 constexpr int64_t kManyWavesL2Multiple = 16;
 constexpr int kManyWaveChunks = 2;
 
+// Loads a thread in the cluster that sums many-wave totals too many for 16
+// chunks of kLoadsPerRound: int32 2^30 on an H100 or H200 (2^17 int64 totals,
+// 16 chunks of 4,096 vectors), which can then read a block a chunk.
+constexpr int kWideTotalsLoads = 8;
+
 // Loads a thread in the narrow chunks of small mid sizes: 2 where a vector
 // holds 4 or more elements, whose conversions and adds hold a thread's block
 // sum back behind its last load; twice the blocks then finish sooner. bf16
@@ -546,6 +551,15 @@ void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>
                                                    context.stream, problem.rows);
 }
 
+// Registers a thread of cluster_sum_kernel<kLoads> may take: room for its
+// loads (4 a 16-byte vector) beside 16 others, so 32 up to 4 loads, as every
+// kernel here, and 48 at kWideTotalsLoads, whose one cluster a row needs no
+// more than a block a multiprocessor.
+template <int kLoads>
+constexpr int cluster_sum_registers() {
+  return 4 * kLoads + 16 > 32 ? 4 * kLoads + 16 : 32;
+}
+
 // Mid sizes of a few chunks, and the totals of a many-wave sum, on GPUs with
 // thread-block clusters (Hopper and newer): the blocks of a row form one
 // cluster and hand their totals to block 0 (cluster_handoff.cuh), in place
@@ -553,7 +567,8 @@ void launch_split(const ContiguousProblem<InT, OutT>& problem, Finish<acc_t<InT>
 // between calls. A row's cluster spans gridDim.x, so a block's rank in it is
 // blockIdx.x.
 template <int kLoads, typename InT, typename OutT>
-__global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
+__global__ void __launch_bounds__(
+    kChunkThreads, min_blocks_per_sm<kChunkThreads, cluster_sum_registers<kLoads>()>())
     cluster_sum_kernel(ContiguousProblem<InT, OutT> problem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
@@ -639,12 +654,16 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
     return ceil_div(totals, int64_t(kElementsPerVector<AccT>));
   };
   const int64_t whole_chunks = std::max<int64_t>(1, vectors / (kChunkThreads * kLoadsPerRound));
+  // Whether the sum of the totals below runs in one cluster (of chunks of 2,
+  // 4 or kWideTotalsLoads loads a thread).
+  const auto in_one_cluster = [&](int64_t total_vectors) {
+    return one_cluster_holds<kNarrowChunkLoads<AccT>, AccT, OutT>(total_vectors, 1, context) ||
+           one_cluster_holds<kLoadsPerRound, AccT, OutT>(total_vectors, 1, context) ||
+           one_cluster_holds<kWideTotalsLoads, AccT, OutT>(total_vectors, 1, context);
+  };
   // A block a chunk where one cluster holds their totals, else a block per
   // kManyWaveChunks chunks.
-  const int chunks_per_block =
-      one_cluster_holds<kLoadsPerRound, AccT, OutT>(total_vectors_of(whole_chunks), 1, context)
-          ? 1
-          : kManyWaveChunks;
+  const int chunks_per_block = in_one_cluster(total_vectors_of(whole_chunks)) ? 1 : kManyWaveChunks;
   const int64_t blocks = ceil_div(whole_chunks, int64_t(chunks_per_block));
   auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
   many_wave_sum_kernel<InT, OutT><<<blocks, kChunkThreads, 0, context.stream>>>(
@@ -652,8 +671,9 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   // The totals as a sum of their own: one thread-block cluster where the GPU
   // runs one that holds them (up to 16 chunks: 65,536 fp32 totals, fp32
-  // 2^30, in chunks of 2 loads a thread, as many int64 ones in chunks of 4),
-  // so that 16 multiprocessors read them instead of one. H200 graph, 2^30:
+  // 2^30, in chunks of 2 loads a thread, as many int64 ones in chunks of 4,
+  // twice that in chunks of kWideTotalsLoads), so that 16 multiprocessors
+  // read them instead of one. H200 graph, 2^30:
   // fp32 931.1-931.2 us against 932.7-932.8, int32 933.0 against 935.4-935.5,
   // bf16 467.7-467.9 against 468.4-468.6; after a producer 1.6-2.6 us less
   // (benchmarks/NOTES.md, session 46). The totals' buffer (the caching
@@ -662,7 +682,8 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
   const int64_t total_vectors = total_vectors_of(blocks);
   if (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
-      launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context)) {
+      launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context) ||
+      launch_in_one_cluster<kWideTotalsLoads>(totals, total_vectors, context)) {
     return;
   }
   many_wave_finish_kernel<AccT, OutT>
