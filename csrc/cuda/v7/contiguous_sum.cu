@@ -675,8 +675,8 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // runs one that holds them (up to 16 chunks: 65,536 fp32 totals, fp32
   // 2^30, in chunks of 2 loads a thread, as many int64 ones in chunks of 4,
   // twice that in chunks of kWideTotalsLoads), so that 16 multiprocessors
-  // read them instead of one. H200 graph, 2^30:
-  // fp32 931.1-931.2 us against 932.7-932.8, int32 933.0 against 935.4-935.5,
+  // read them instead of one. H200 graph, 2^30, against one block: fp32
+  // 931.1-931.2 us against 932.7-932.8, int32 933.0 against 935.4-935.5,
   // bf16 467.7-467.9 against 468.4-468.6; after a producer 1.6-2.6 us less
   // (benchmarks/NOTES.md, session 46). The totals' buffer (the caching
   // allocator's) is 16-byte aligned, so no scalar head takes a vector from
@@ -771,14 +771,14 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
       bytes <= kTailFirstL2Multiple * l2_bytes
           ? l2_bytes / (int64_t(kChunkThreads) * kLoadsPerRound * kVectorBytes)
           : 0;
-  // Past kManyWavesL2Multiple x L2, a block per chunk (or per kManyWaveChunks
-  // neighbouring chunks) over many waves: fresh blocks start on the chunks next to those
-  // being read as others end, where one wave's blocks drift apart over the
-  // row. Its finish is a second launch: no in-kernel finish measured paid
-  // for its cost a block on both GPUs (an acq_rel ticket a block: H200 13%
-  // slower; fence-free mailboxes that the last block empties: H100 1.5%
-  // slower; groups of 64 blocks: 3 us over the bare read on an H200;
-  // benchmarks/NOTES.md, sessions 35 and 38).
+  // Past kManyWavesL2Multiple x L2, a block per chunk (or per
+  // kManyWaveChunks neighbouring chunks) over many waves: fresh blocks start
+  // on the chunks next to those being read as others end, where one wave's
+  // blocks drift apart over the row. Its finish is a second launch: no
+  // in-kernel finish measured paid for its cost a block on both GPUs (an
+  // acq_rel ticket a block: H200 13% slower; fence-free mailboxes that the
+  // last block empties: H100 1.5% slower; groups of 64 blocks: 3 us over the
+  // bare read on an H200; benchmarks/NOTES.md, sessions 35 and 38).
   // Graph, us, one wave -> many waves (session 39; on the H100 the
   // experiment's build, the chunks a block a runtime argument):
   //  - H100 GPU-190bcd2c: fp32 2^30 1,364.9-1,366.4 -> 1,351.6-1,351.9
@@ -810,7 +810,10 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // -> 1,340.6-1,340.7 (Inductor 1,370.2-1,370.6); int32 2^29 676.4 ->
   // 672.0-672.1; bf16 2^30 676.8-676.9 -> 672.7-672.8; after a producer fp32 2^30
   // 1,360.7-1,361.3 -> 1,349.1-1,349.4. int32 2^30, whose 2^17 int64 totals
-  // would take 32 cluster chunks, keeps 2 chunks a block (1,350.9-1,351.2 both).
+  // passed 16 cluster chunks of 4 loads, gained once kWideTotalsLoads took
+  // them. An H200 (GPU-d06a66fc, one round, both changes) lost 0.1-0.2%: fp32
+  // 2^30 932.0 -> 933.5, int32 932.9 -> 934.7, bf16 468.6 -> 469.3 (Inductor
+  // 935.4, 935.0, 469.4; benchmarks/NOTES.md, session 48, has a hypothesis).
   if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
     return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
   }
