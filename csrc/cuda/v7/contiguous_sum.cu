@@ -644,6 +644,18 @@ bool launch_mid_split(const ContiguousProblem<InT, OutT>& problem, const Finish<
   return true;
 }
 
+// Calls try_shape with the loads a thread (a std::integral_constant) of each
+// chunk shape that one cluster may sum a many-wave sum's totals in, narrowest
+// first (2 or 4, 4, kWideTotalsLoads), until it returns true; whether one did.
+// The rule that picks a block's chunks and the launch of the totals' sum take
+// their shapes from here, so that they agree.
+template <typename AccT, typename TryShape>
+bool first_totals_cluster(TryShape&& try_shape) {
+  return try_shape(std::integral_constant<int, kNarrowChunkLoads<AccT>>{}) ||
+         try_shape(std::integral_constant<int, kLoadsPerRound>{}) ||
+         try_shape(std::integral_constant<int, kWideTotalsLoads>{});
+}
+
 // A one-row sum as many waves of many_wave_sum_kernel, then a sum of the
 // blocks' totals. The partials are the call's own (scratch memory:
 // held partials are too few, and need not be 16-byte aligned).
@@ -656,12 +668,11 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
     return ceil_div(totals, int64_t(kElementsPerVector<AccT>));
   };
   const int64_t whole_chunks = std::max<int64_t>(1, vectors / (kChunkThreads * kLoadsPerRound));
-  // Whether the sum of the totals below runs in one cluster (of chunks of 2,
-  // 4 or kWideTotalsLoads loads a thread).
+  // Whether the sum of the totals below runs in one cluster.
   const auto in_one_cluster = [&](int64_t total_vectors) {
-    return one_cluster_holds<kNarrowChunkLoads<AccT>, AccT, OutT>(total_vectors, 1, context) ||
-           one_cluster_holds<kLoadsPerRound, AccT, OutT>(total_vectors, 1, context) ||
-           one_cluster_holds<kWideTotalsLoads, AccT, OutT>(total_vectors, 1, context);
+    return first_totals_cluster<AccT>([&](auto loads) {
+      return one_cluster_holds<decltype(loads)::value, AccT, OutT>(total_vectors, 1, context);
+    });
   };
   // A block a chunk where one cluster holds their totals, else a block per
   // kManyWaveChunks chunks.
@@ -683,9 +694,9 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // their count.
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
   const int64_t total_vectors = total_vectors_of(blocks);
-  if (launch_in_one_cluster<kNarrowChunkLoads<AccT>>(totals, total_vectors, context) ||
-      launch_in_one_cluster<kLoadsPerRound>(totals, total_vectors, context) ||
-      launch_in_one_cluster<kWideTotalsLoads>(totals, total_vectors, context)) {
+  if (first_totals_cluster<AccT>([&](auto loads) {
+        return launch_in_one_cluster<decltype(loads)::value>(totals, total_vectors, context);
+      })) {
     return;
   }
   many_wave_finish_kernel<AccT, OutT>
