@@ -33,15 +33,26 @@ def chunk_count(numel, dtype, loads):
     return math.ceil(math.ceil(numel * dtype.itemsize / 16) / (512 * loads))
 
 
-def many_wave_launches(whole_chunks, capability):
-    """The two launches of an int32 one-row sum past 16x L2 of `whole_chunks` chunks
+def dram_mb_per_s_per_multiprocessor(device):
+    """device_cache.h's share of the peak DRAM bandwidth a multiprocessor, MB/s."""
+    properties = torch.cuda.get_device_properties(device)
+    mb_per_s = properties.memory_clock_rate * properties.memory_bus_width // 4000
+    return max(1, mb_per_s // properties.multi_processor_count)
+
+
+def many_wave_launches(numel, device):
+    """The two launches of a one-row int32 sum of `numel` elements past 16x L2
     (contiguous_sum.cu's launch_many_waves), as (kernel name part, grid, block) each;
     None for a second launch whose shape depends on the GPU (clusters of another size).
     The blocks' int64 totals, 2 a vector, are a sum of their own: one cluster (16
     blocks on sm_90) of chunks of 4 loads a thread (2,048 vectors), else of 8, where
     the GPU runs it, else one 1,024-thread block. A block reads a chunk where that
-    cluster holds their totals, else 2."""
+    cluster holds their totals and a multiprocessor's share of the DRAM bandwidth is
+    at most 30 GB/s (kChunkABlockMaxDramMBPerSm), else 2."""
+    capability = torch.cuda.get_device_capability(device)
     on_sm90 = capability == (9, 0)
+    whole_chunks = math.ceil(numel / 4) // (512 * 4)  # a partial one joins the last
+    slow_memory = dram_mb_per_s_per_multiprocessor(device) <= 30000
 
     def cluster_chunks(totals, loads):
         return chunk_count(totals, torch.int64, loads)
@@ -49,7 +60,8 @@ def many_wave_launches(whole_chunks, capability):
     def cluster_loads(totals):
         return next((n for n in (4, 8) if on_sm90 and 1 < cluster_chunks(totals, n) <= 16), None)
 
-    blocks = whole_chunks if cluster_loads(whole_chunks) else math.ceil(whole_chunks / 2)
+    chunk_a_block = cluster_loads(whole_chunks) and slow_memory
+    blocks = whole_chunks if chunk_a_block else math.ceil(whole_chunks / 2)
     read = ("many_wave_sum_kernel", [blocks, 1, 1], [512, 1, 1])
     if loads := cluster_loads(blocks):
         return read, (f"cluster_sum_kernel<{loads}", [cluster_chunks(blocks, loads), 1, 1],
@@ -127,9 +139,7 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_p
             assert torch.ops.reduce_opt.sum_v7(view).item() == expected, (numel, offset)
     if l2_multiple == 16:
         launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(base), tmp_path / "t.json")
-        whole_chunks = math.ceil(base.numel() / 4) // (512 * 4)  # a partial one joins the last
-        capability = torch.cuda.get_device_capability(base.device)
-        assert_launched(launched, many_wave_launches(whole_chunks, capability))
+        assert_launched(launched, many_wave_launches(base.numel(), base.device))
 
 
 @pytest.mark.large
@@ -138,8 +148,9 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_p
 def test_many_wave_sums_either_side_of_one_cluster_of_wide_chunks(extra_chunks, seed, tmp_path):
     """2^17 chunks of int32 (2^30 elements, 4 GB) give the most int64 totals that one
     cluster of 16 chunks of 8 loads a thread holds: a block a chunk, and that cluster
-    over their totals on an H100 or H200; a chunk more reads 2 chunks a block, and its
-    half as many totals take 9 such chunks. Exact sums against torch's."""
+    over their totals on an H100 (an H200, whose memory is faster, reads 2 chunks a
+    block); a chunk more reads 2 chunks a block, and its half as many totals take 9
+    such chunks. Exact sums against torch's."""
     chunk = LARGE_CHUNK_BYTES // 4
     numel = (2**17 + extra_chunks) * chunk
     skip_unless_free(4 * numel + 8 * 2**28)
@@ -147,8 +158,7 @@ def test_many_wave_sums_either_side_of_one_cluster_of_wide_chunks(extra_chunks, 
     expected = sum(piece.sum(dtype=torch.int64).item() for piece in x.split(2**28))
     assert torch.ops.reduce_opt.sum_v7(x).item() == expected
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "t.json")
-    capability = torch.cuda.get_device_capability(x.device)
-    assert_launched(launched, many_wave_launches(numel // chunk, capability))
+    assert_launched(launched, many_wave_launches(numel, x.device))
 
 
 @requires_cuda

@@ -50,4 +50,19 @@ inline int l2_cache_bytes(c10::DeviceIndex device) {
   });
 }
 
+// Each multiprocessor's share of the peak DRAM bandwidth (two transfers a
+// memory clock over the bus), in MB/s; at least 1, should a driver report
+// no memory clock.
+inline int dram_mb_per_s_per_multiprocessor(c10::DeviceIndex device) {
+  static PerDeviceCache cache;
+  return cache.get(device, [&] {
+    int clock_khz = 0;
+    int bus_bits = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    const int64_t mb_per_s = int64_t(clock_khz) * bus_bits / 4000;
+    return static_cast<int>(std::max<int64_t>(1, mb_per_s / multiprocessor_count(device)));
+  });
+}
+
 }  // namespace torch_reduce::cuda

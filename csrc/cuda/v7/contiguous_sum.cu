@@ -264,6 +264,16 @@ constexpr int64_t kTailFirstL2Multiple = 64;
 constexpr int64_t kManyWavesL2Multiple = 16;
 constexpr int kManyWaveChunks = 2;
 
+// Many-wave blocks read a chunk each only where a multiprocessor's share of
+// the DRAM bandwidth is at most this (MB/s): a block then lives long enough
+// (32 KB at that share, 4 blocks an SM) that its start and end are a small
+// part of it. H100 SXM (25.4 GB/s an SM): a chunk a block 0.6-0.7% faster.
+// Two H200s (36.4 GB/s), graphs, 2 chunks a block against one: 0.15-0.4%
+// faster at 2^30 fp32 and int32 (read forward), up to 0.4% at 2^28-2^29 and
+// bf16 2^30 (tail first), where after a producer they were 0.6-1.6% slower
+// but still 0.9-2.2% ahead of Inductor (benchmarks/NOTES.md, session 49).
+constexpr int kChunkABlockMaxDramMBPerSm = 30000;
+
 // Loads a thread in the cluster that sums many-wave totals too many for 16
 // chunks of kLoadsPerRound: int32 2^30 on an H100 or H200 (2^17 int64 totals,
 // 16 chunks of 4,096 vectors), which can then read a block a chunk. H100
@@ -674,9 +684,12 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
       return one_cluster_holds<decltype(loads)::value, AccT, OutT>(total_vectors, 1, context);
     });
   };
-  // A block a chunk where one cluster holds their totals, else a block per
-  // kManyWaveChunks chunks.
-  const int chunks_per_block = in_one_cluster(total_vectors_of(whole_chunks)) ? 1 : kManyWaveChunks;
+  // A block a chunk where one cluster holds their totals and memory is slow
+  // enough for a multiprocessor, else a block per kManyWaveChunks chunks.
+  const bool chunk_a_block =
+      in_one_cluster(total_vectors_of(whole_chunks)) &&
+      dram_mb_per_s_per_multiprocessor(context.device) <= kChunkABlockMaxDramMBPerSm;
+  const int chunks_per_block = chunk_a_block ? 1 : kManyWaveChunks;
   const int64_t blocks = ceil_div(whole_chunks, int64_t(chunks_per_block));
   auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
   many_wave_sum_kernel<InT, OutT><<<blocks, kChunkThreads, 0, context.stream>>>(
@@ -824,7 +837,8 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // passed 16 cluster chunks of 4 loads, gained once kWideTotalsLoads took
   // them. An H200 (GPU-d06a66fc, one round, both changes) lost 0.1-0.2%: fp32
   // 2^30 932.0 -> 933.5, int32 932.9 -> 934.7, bf16 468.6 -> 469.3 (Inductor
-  // 935.4, 935.0, 469.4; benchmarks/NOTES.md, session 48, has a hypothesis).
+  // 935.4, 935.0, 469.4); its faster memory keeps 2 chunks a block
+  // (kChunkABlockMaxDramMBPerSm).
   if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
     return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
   }
