@@ -13,13 +13,14 @@ graph), the finish kernel, and the whole span.
 
 Each graph's result passes the benchmark's check first (benchmarks/check.py).
 It imports the benchmarks package and the in-place build: run it from the
-repository root, as above. Not run yet (prepared in session 47).
+repository root, as above. Runs: sessions 48 and 49 (benchmarks/NOTES.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import tempfile
 from pathlib import Path
@@ -69,6 +70,14 @@ def kernel_events(graph: torch.cuda.CUDAGraph, replays: int, trace: Path) -> lis
     return sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
 
 
+def short_name(kernel: str) -> str:
+    """A kernel's name and template arguments, without namespaces or parameters:
+    the profiler's full names of sum_v7's kernels share their first 40 characters."""
+    head = kernel.replace("(anonymous namespace)::", "").split("(")[0]
+    match = re.search(r"(\w+)(<.*>)?$", head.strip())
+    return match.group(0) if match else kernel
+
+
 def pieces(events: list[dict]) -> dict[str, float]:
     """Median µs of each piece over the replays, a replay's kernels in launch order.
 
@@ -83,7 +92,9 @@ def pieces(events: list[dict]) -> dict[str, float]:
     columns: dict[str, list[float]] = {}
     for kernels in (k for k in replays.values() if len(k) == most):
         for i, kernel in enumerate(kernels):
-            columns.setdefault(f"kernel {i} ({kernel['name'][:40]})", []).append(kernel["dur"])
+            columns.setdefault(f"kernel {i} ({short_name(kernel['name'])})", []).append(
+                kernel["dur"]
+            )
             if i > 0:
                 gap = kernel["ts"] - (kernels[i - 1]["ts"] + kernels[i - 1]["dur"])
                 columns.setdefault(f"gap before kernel {i}", []).append(gap)
