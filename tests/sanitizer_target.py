@@ -17,8 +17,9 @@ Parts:
          capture path of sum_v7); a capture needs the caching allocator.
   many-waves
          sum_v7's one-row sums past 16x L2 (about 1 GB each): a block per
-         chunk over many waves (per 2 where one cluster cannot hold the totals,
-         not at these sizes on an H100 or H200), then a second launch over the
+         chunk over many waves (per 2 where memory is fast for a
+         multiprocessor, as an H200's, or where one cluster cannot hold the
+         totals, not at these sizes), then a second launch over the
          block totals in the call's scratch memory. Run it with
          PYTORCH_NO_CUDA_MEMORY_CACHING=1, as the eager part.
   all    all three, under the caching allocator.

@@ -120,13 +120,13 @@ def test_grid_stride_shape_fits_one_wave(dtype, tmp_path):
 def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_path):
     """Up to 4x L2 a large sum reads from the end back; past that, the last L2 of
     chunks first, wrapping to the start; past 16x L2 the same order a block per chunk
-    over many waves (per 2 where one cluster cannot hold the totals: 64x on an H100),
-    finished by a second launch (that cluster where the GPU runs one, else a block);
-    past 64x L2 forward. int32
-    sums are exact, so a chunk read twice or skipped at the wrap, or a block's total
-    lost, shows as a wrong number: a chunk and an element either side of each edge,
-    from an aligned and a misaligned start. The reference sums 2**28 elements at a
-    time: torch.sum(dtype=torch.int64) converts its whole input first."""
+    over many waves (per 2 where one cluster cannot hold the totals, 64x on an H100,
+    or memory is fast for a multiprocessor, as an H200's), finished by a second
+    launch (that cluster where the GPU runs one, else a block); past 64x L2 forward.
+    int32 sums are exact, so a chunk read twice or skipped at the wrap, or a block's
+    total lost, shows as a wrong number: a chunk and an element either side of each
+    edge, from an aligned and a misaligned start. The reference sums 2**28 elements
+    at a time: torch.sum(dtype=torch.int64) converts its whole input first."""
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
     chunk = LARGE_CHUNK_BYTES // 4
     edge = l2_multiple * l2_bytes // 4

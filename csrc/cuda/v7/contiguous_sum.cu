@@ -16,8 +16,9 @@
 //    H100), by block 0 of a thread-block cluster;
 //  - large sizes: one wave of the same blocks, taking chunks in turn;
 //  - past kManyWavesL2Multiple x L2, a block per chunk (per kManyWaveChunks
-//    neighbouring chunks where one cluster cannot hold the totals) over many
-//    waves, finished by a second launch over the partials.
+//    neighbouring chunks where one cluster cannot hold the totals or memory
+//    is fast for a multiprocessor) over many waves, finished by a second
+//    launch over the partials.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -259,7 +260,8 @@ constexpr int64_t kTailFirstL2Multiple = 64;
 
 // One-row sums past this many times the L2 read a block per chunk over many
 // waves, and a second launch adds the blocks' totals; where one thread-block
-// cluster cannot hold those totals, a block per kManyWaveChunks neighbouring
+// cluster cannot hold those totals, or memory is fast for a multiprocessor
+// (kChunkABlockMaxDramMBPerSm), a block per kManyWaveChunks neighbouring
 // chunks, which halves them (launch_contiguous_sum says what was measured).
 constexpr int64_t kManyWavesL2Multiple = 16;
 constexpr int kManyWaveChunks = 2;
@@ -268,15 +270,15 @@ constexpr int kManyWaveChunks = 2;
 // the DRAM bandwidth is at most this (MB/s): a block then lives long enough
 // (32 KB at that share, 4 blocks an SM) that its start and end are a small
 // part of it. H100 SXM (25.4 GB/s an SM): a chunk a block 0.6-0.7% faster.
-// Two H200s (36.4 GB/s), graphs, 2 chunks a block against one: 0.15-0.4%
+// Two H200s (36.5 GB/s), graphs, 2 chunks a block against one: 0.15-0.4%
 // faster at 2^30 fp32 and int32 (read forward), up to 0.4% at 2^28-2^29 and
 // bf16 2^30 (tail first), where after a producer they were 0.6-1.6% slower
 // but still 0.9-2.2% ahead of Inductor (benchmarks/NOTES.md, session 49).
 constexpr int kChunkABlockMaxDramMBPerSm = 30000;
 
 // Loads a thread in the cluster that sums many-wave totals too many for 16
-// chunks of kLoadsPerRound: int32 2^30 on an H100 or H200 (2^17 int64 totals,
-// 16 chunks of 4,096 vectors), which can then read a block a chunk. H100
+// chunks of kLoadsPerRound: int32 2^30 on an H100 (2^17 int64 totals, 16
+// chunks of 4,096 vectors), which can then read a block a chunk. H100
 // GPU-20785d35 (session 48), int32 2^30 graph 1,351.0-1,351.1 us -> 1,342.1
 // (Inductor 1,366.0-1,366.2), after a producer 1,361.4 -> 1,350.9.
 constexpr int kWideTotalsLoads = 8;
