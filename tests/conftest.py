@@ -74,6 +74,12 @@ def reference_sum(x):
     return x.sum(dtype=torch.int64)
 
 
+def exact_gpu_sum(x):
+    """The exact int64 sum of an integer tensor on the GPU, 2^28 elements at a time:
+    torch.sum(dtype=torch.int64) converts its whole input first."""
+    return sum(piece.sum(dtype=torch.int64).item() for piece in x.split(2**28))
+
+
 def assert_close_to_reference(result, x, message=""):
     """The result matches the float64 / exact reference within what a tree sum
     in the accumulation type can lose, or 2x what torch.sum loses on the same

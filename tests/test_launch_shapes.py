@@ -10,6 +10,7 @@ from conftest import (
     LARGE_CHUNK_BYTES,
     assert_close_to_reference,
     assert_matches_torch,
+    exact_gpu_sum,
     random_shaped,
     random_tensor,
     requires_cuda,
@@ -125,8 +126,7 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_p
     launch (that cluster where the GPU runs one, else a block); past 64x L2 forward.
     int32 sums are exact, so a chunk read twice or skipped at the wrap, or a block's
     total lost, shows as a wrong number: a chunk and an element either side of each
-    edge, from an aligned and a misaligned start. The reference sums 2**28 elements
-    at a time: torch.sum(dtype=torch.int64) converts its whole input first."""
+    edge, from an aligned and a misaligned start."""
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
     chunk = LARGE_CHUNK_BYTES // 4
     edge = l2_multiple * l2_bytes // 4
@@ -135,11 +135,37 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_p
     for numel in (edge - chunk, edge - 1, edge, edge + 1, edge + chunk):
         for offset in (0, 1):
             view = base[offset : offset + numel]
-            expected = sum(piece.sum(dtype=torch.int64).item() for piece in view.split(2**28))
+            expected = exact_gpu_sum(view)
             assert torch.ops.reduce_opt.sum_v7(view).item() == expected, (numel, offset)
     if l2_multiple == 16:
         launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(base), tmp_path / "t.json")
         assert_launched(launched, many_wave_launches(base.numel(), base.device))
+
+
+@pytest.mark.large
+@requires_cuda
+def test_many_wave_totals_wait_for_the_read(seed, tmp_path):
+    """Past 16x L2 the sum of the blocks' totals, where one cluster holds them (on
+    sm_90: asserted), may start before the read kernel ends (programmatic dependent
+    launch) and waits for it. Back-to-back sums of different inputs of one size, no
+    sync between them: each call's totals land in scratch memory where the call
+    before left other values, which a sum that read them early would add. Exact int32
+    sums against torch's."""
+    l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+    numel = 16 * l2_bytes // 4 + LARGE_CHUNK_BYTES // 4
+    skip_unless_free(3 * 4 * numel + 8 * 2**28)
+    inputs = [
+        torch.randint(-1000, 1000, (numel,), dtype=torch.int32, device="cuda") for _ in range(3)
+    ]
+    expected = [exact_gpu_sum(x) for x in inputs]
+    results = [torch.ops.reduce_opt.sum_v7(x) for x in inputs + inputs]
+    assert [result.item() for result in results] == expected + expected
+    if torch.cuda.get_device_capability() == (9, 0):
+        launched = launched_kernels(
+            lambda: torch.ops.reduce_opt.sum_v7(inputs[0]), tmp_path / "t.json"
+        )
+        name = launched[-1][0]
+        assert "cluster_sum_kernel<" in name and ", true>" in name, launched
 
 
 @pytest.mark.large
@@ -155,7 +181,7 @@ def test_many_wave_sums_either_side_of_one_cluster_of_wide_chunks(extra_chunks, 
     numel = (2**17 + extra_chunks) * chunk
     skip_unless_free(4 * numel + 8 * 2**28)
     x = torch.randint(-1000, 1000, (numel,), dtype=torch.int32, device="cuda")
-    expected = sum(piece.sum(dtype=torch.int64).item() for piece in x.split(2**28))
+    expected = exact_gpu_sum(x)
     assert torch.ops.reduce_opt.sum_v7(x).item() == expected
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x), tmp_path / "t.json")
     assert_launched(launched, many_wave_launches(numel, x.device))

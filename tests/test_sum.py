@@ -8,6 +8,7 @@ from conftest import (
     FLOAT_DTYPES,
     VERSIONS,
     assert_close_to_reference,
+    exact_gpu_sum,
     op,
     random_tensor,
     requires_cuda,
@@ -177,7 +178,7 @@ def test_more_than_2_31_elements(version, seed):
     numel = 2**31 + 7
     skip_unless_free(3 * numel)
     x = torch.randint(-128, 128, (numel,), dtype=torch.int8, device="cuda")
-    expected = sum(chunk.sum(dtype=torch.int64).item() for chunk in x.split(2**28))
+    expected = exact_gpu_sum(x)
     assert op(version)(x).item() == expected
     assert op(version)(x[1:]).item() == expected - x[0].item()
 

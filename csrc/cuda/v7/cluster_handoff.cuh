@@ -167,22 +167,27 @@ struct ClusterGather {
 #endif
 
 // Host side: a launch of `grid` blocks of `block` threads in clusters of
-// `cluster` blocks.
+// `cluster` blocks. `starts_early`: it may start once every block of the
+// kernel before it on the stream has run griddepcontrol.launch_dependents
+// (programmatic dependent launch, Hopper and newer), so the kernel must run
+// griddepcontrol.wait before it reads what that kernel wrote.
 struct ClusterLaunch {
-  cudaLaunchAttribute cluster_shape;
+  cudaLaunchAttribute attributes[2];
   cudaLaunchConfig_t config;
 
-  ClusterLaunch(dim3 grid, dim3 cluster, int block, cudaStream_t stream)
-      : cluster_shape{}, config{} {
-    cluster_shape.id = cudaLaunchAttributeClusterDimension;
-    cluster_shape.val.clusterDim.x = cluster.x;
-    cluster_shape.val.clusterDim.y = cluster.y;
-    cluster_shape.val.clusterDim.z = cluster.z;
+  ClusterLaunch(dim3 grid, dim3 cluster, int block, cudaStream_t stream, bool starts_early = false)
+      : attributes{}, config{} {
+    attributes[0].id = cudaLaunchAttributeClusterDimension;
+    attributes[0].val.clusterDim.x = cluster.x;
+    attributes[0].val.clusterDim.y = cluster.y;
+    attributes[0].val.clusterDim.z = cluster.z;
+    attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[1].val.programmaticStreamSerializationAllowed = 1;
     config.gridDim = grid;
     config.blockDim = dim3(block);
     config.stream = stream;
-    config.attrs = &cluster_shape;
-    config.numAttrs = 1;
+    config.attrs = attributes;
+    config.numAttrs = starts_early ? 2 : 1;
   }
   ClusterLaunch(const ClusterLaunch&) = delete;  // config points into this object
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;
@@ -247,10 +252,10 @@ ClusterCapacity cluster_capacity(int device, int block) {
   return {blocks, int64_t(blocks) * (packed / (kMaxBlocks + 1))};
 }
 
-template <auto kKernel, typename... Args>
+template <auto kKernel, bool kStartsEarly = false, typename... Args>
 void launch_in_clusters(dim3 grid, dim3 cluster, int block, cudaStream_t stream,
                         const Args&... args) {
-  const ClusterLaunch launch(grid, cluster, block, stream);
+  const ClusterLaunch launch(grid, cluster, block, stream, kStartsEarly);
   C10_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kKernel, args...));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }

@@ -495,6 +495,11 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                          int64_t tail_chunks, int chunks_per_block) {
   using AccT = acc_t<InT>;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The sum of the totals may launch once every block has started: it waits
+  // for this kernel's end in griddepcontrol.wait (launch_many_waves).
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int64_t>(problem, 0);
   constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
   const int64_t whole_chunks = num_vectors / kChunkVectors;
@@ -579,8 +584,11 @@ constexpr int cluster_sum_registers() {
 // cluster and hand their totals to block 0 (cluster_handoff.cuh), in place
 // of a ticket in L2 and the last block's read of the mailboxes. No state
 // between calls. A row's cluster spans gridDim.x, so a block's rank in it is
-// blockIdx.x.
-template <int kLoads, typename InT, typename OutT>
+// blockIdx.x. kAfterWriter: launched to start early (ClusterLaunch), it
+// waits for the kernel that writes its input (many_wave_sum_kernel) after
+// setting up the gather, and passes the input's address through the wait so
+// that no load from it is issued before.
+template <int kLoads, typename InT, typename OutT, bool kAfterWriter = false>
 __global__ void __launch_bounds__(
     kChunkThreads, min_blocks_per_sm<kChunkThreads, cluster_sum_registers<kLoads>()>())
     cluster_sum_kernel(ContiguousProblem<InT, OutT> problem) {
@@ -588,6 +596,9 @@ __global__ void __launch_bounds__(
   using AccT = acc_t<InT>;
   __shared__ ClusterGather<AccT, 1, kMaxClusterBlocks> gather;
   gather.open();
+  if constexpr (kAfterWriter) {
+    asm volatile("griddepcontrol.wait;" : "+l"(problem.input)::"memory");
+  }
   const int64_t row = blockIdx.y;
   const auto sum = chunk_share_of_row<kLoads>(problem, row);
   constexpr int kWarps = kChunkThreads / kWarpSize;
@@ -620,23 +631,27 @@ __global__ void __launch_bounds__(
 // chunk in the row; launch_contiguous_sum's rows always are, the many-wave
 // totals past 16x an L2 of 16 MB or more for int64 totals, 32 MB for fp32
 // ones: a block's 64 KB a total); false otherwise.
-template <int kLoads, typename InT, typename OutT>
+template <int kLoads, typename InT, typename OutT, bool kAfterWriter = false>
 bool one_cluster_holds(int64_t vectors, int64_t rows, const LaunchContext& context) {
   if (vectors <= kOneBlockRoundVectors) return false;
-  constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT>;
+  constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT, kAfterWriter>;
   return cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
       .holds(chunk_count<kLoads>(vectors), rows);
 }
 
-template <int kLoads, typename InT, typename OutT>
+// kAfterWriter: the cluster starts before the kernel that writes its input
+// ends (cluster_sum_kernel says how).
+template <int kLoads, bool kAfterWriter = false, typename InT, typename OutT>
 bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
                            const LaunchContext& context) {
-  if (!one_cluster_holds<kLoads, InT, OutT>(vectors, problem.rows, context)) return false;
+  if (!one_cluster_holds<kLoads, InT, OutT, kAfterWriter>(vectors, problem.rows, context)) {
+    return false;
+  }
   const int64_t chunks = chunk_count<kLoads>(vectors);
   const dim3 grid(static_cast<unsigned>(chunks),
                   static_cast<unsigned>(problem.rows));  // a cluster a row
-  launch_in_clusters<cluster_sum_kernel<kLoads, InT, OutT>>(grid, dim3(grid.x), kChunkThreads,
-                                                            context.stream, problem);
+  launch_in_clusters<cluster_sum_kernel<kLoads, InT, OutT, kAfterWriter>, kAfterWriter>(
+      grid, dim3(grid.x), kChunkThreads, context.stream, problem);
   return true;
 }
 
@@ -683,7 +698,7 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // Whether the sum of the totals below runs in one cluster.
   const auto in_one_cluster = [&](int64_t total_vectors) {
     return first_totals_cluster<AccT>([&](auto loads) {
-      return one_cluster_holds<decltype(loads)::value, AccT, OutT>(total_vectors, 1, context);
+      return one_cluster_holds<decltype(loads)::value, AccT, OutT, true>(total_vectors, 1, context);
     });
   };
   // A block a chunk where one cluster holds their totals and memory is slow
@@ -710,7 +725,7 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   const ContiguousProblem<AccT, OutT> totals{partials, blocks, problem.result};
   const int64_t total_vectors = total_vectors_of(blocks);
   if (first_totals_cluster<AccT>([&](auto loads) {
-        return launch_in_one_cluster<decltype(loads)::value>(totals, total_vectors, context);
+        return launch_in_one_cluster<decltype(loads)::value, true>(totals, total_vectors, context);
       })) {
     return;
   }
