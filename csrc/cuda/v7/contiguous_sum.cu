@@ -701,11 +701,13 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
       return one_cluster_holds<decltype(loads)::value, AccT, OutT, true>(total_vectors, 1, context);
     });
   };
-  // A block a chunk where one cluster holds their totals and memory is slow
-  // enough for a multiprocessor, else a block per kManyWaveChunks chunks.
+  // A block a chunk where memory is slow enough for a multiprocessor and one
+  // cluster holds their totals, else a block per kManyWaveChunks chunks. The
+  // bandwidth first: it is one cached number, the cluster three occupancy
+  // lookups.
   const bool chunk_a_block =
-      in_one_cluster(total_vectors_of(whole_chunks)) &&
-      dram_mb_per_s_per_multiprocessor(context.device) <= kChunkABlockMaxDramMBPerSm;
+      dram_mb_per_s_per_multiprocessor(context.device) <= kChunkABlockMaxDramMBPerSm &&
+      in_one_cluster(total_vectors_of(whole_chunks));
   const int chunks_per_block = chunk_a_block ? 1 : kManyWaveChunks;
   const int64_t blocks = ceil_div(whole_chunks, int64_t(chunks_per_block));
   auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
