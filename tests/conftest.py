@@ -77,7 +77,7 @@ def reference_sum(x):
 def exact_gpu_sum(x):
     """The exact int64 sum of an integer tensor on the GPU, 2^28 elements at a time:
     torch.sum(dtype=torch.int64) converts its whole input first."""
-    return sum(piece.sum(dtype=torch.int64).item() for piece in x.split(2**28))
+    return sum(piece.sum(dtype=torch.int64).item() for piece in x.reshape(-1).split(2**28))
 
 
 def assert_close_to_reference(result, x, message=""):

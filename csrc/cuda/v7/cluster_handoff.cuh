@@ -181,13 +181,16 @@ struct ClusterLaunch {
     attributes[0].val.clusterDim.x = cluster.x;
     attributes[0].val.clusterDim.y = cluster.y;
     attributes[0].val.clusterDim.z = cluster.z;
-    attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attributes[1].val.programmaticStreamSerializationAllowed = 1;
     config.gridDim = grid;
     config.blockDim = dim3(block);
     config.stream = stream;
     config.attrs = attributes;
-    config.numAttrs = starts_early ? 2 : 1;
+    config.numAttrs = 1;
+    if (starts_early) {
+      attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attributes[1].val.programmaticStreamSerializationAllowed = 1;
+      config.numAttrs = 2;
+    }
   }
   ClusterLaunch(const ClusterLaunch&) = delete;  // config points into this object
   ClusterLaunch& operator=(const ClusterLaunch&) = delete;

@@ -496,8 +496,10 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
                          int64_t tail_chunks, int chunks_per_block) {
   using AccT = acc_t<InT>;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // The sum of the totals may launch once every block has started: it waits
-  // for this kernel's end in griddepcontrol.wait (launch_many_waves).
+  // The cluster that sums the totals may launch once every block has run
+  // this (or exited) and waits for this kernel's end in griddepcontrol.wait
+  // (launch_many_waves); a launch without the attribute, as the one-block
+  // finish, waits for the end as any launch does.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
   const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int64_t>(problem, 0);
@@ -584,11 +586,14 @@ constexpr int cluster_sum_registers() {
 // cluster and hand their totals to block 0 (cluster_handoff.cuh), in place
 // of a ticket in L2 and the last block's read of the mailboxes. No state
 // between calls. A row's cluster spans gridDim.x, so a block's rank in it is
-// blockIdx.x. kAfterWriter: launched to start early (ClusterLaunch), it
+// blockIdx.x. kStartsEarly: launched to start early (ClusterLaunch), it
 // waits for the kernel that writes its input (many_wave_sum_kernel) after
-// setting up the gather, and passes the input's address through the wait so
-// that no load from it is issued before.
-template <int kLoads, typename InT, typename OutT, bool kAfterWriter = false>
+// setting up the gather. The input's address passes through the wait: the
+// streaming load's asm is neither volatile nor a memory clobber, so only
+// that data dependence keeps it after the wait. Its non-coherent load is
+// sound although the writer runs while this grid is resident: no line of
+// the input is read before the wait, which makes the writes visible.
+template <int kLoads, typename InT, typename OutT, bool kStartsEarly = false>
 __global__ void __launch_bounds__(
     kChunkThreads, min_blocks_per_sm<kChunkThreads, cluster_sum_registers<kLoads>()>())
     cluster_sum_kernel(ContiguousProblem<InT, OutT> problem) {
@@ -596,7 +601,7 @@ __global__ void __launch_bounds__(
   using AccT = acc_t<InT>;
   __shared__ ClusterGather<AccT, 1, kMaxClusterBlocks> gather;
   gather.open();
-  if constexpr (kAfterWriter) {
+  if constexpr (kStartsEarly) {
     asm volatile("griddepcontrol.wait;" : "+l"(problem.input)::"memory");
   }
   const int64_t row = blockIdx.y;
@@ -631,26 +636,27 @@ __global__ void __launch_bounds__(
 // chunk in the row; launch_contiguous_sum's rows always are, the many-wave
 // totals past 16x an L2 of 16 MB or more for int64 totals, 32 MB for fp32
 // ones: a block's 64 KB a total); false otherwise.
-template <int kLoads, typename InT, typename OutT, bool kAfterWriter = false>
+template <int kLoads, typename InT, typename OutT, bool kStartsEarly = false>
 bool one_cluster_holds(int64_t vectors, int64_t rows, const LaunchContext& context) {
   if (vectors <= kOneBlockRoundVectors) return false;
-  constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT, kAfterWriter>;
+  constexpr auto cluster = cluster_sum_kernel<kLoads, InT, OutT, kStartsEarly>;
   return cluster_capacity<cluster, kMaxClusterBlocks>(context.device, kChunkThreads)
       .holds(chunk_count<kLoads>(vectors), rows);
 }
 
-// kAfterWriter: the cluster starts before the kernel that writes its input
-// ends (cluster_sum_kernel says how).
-template <int kLoads, bool kAfterWriter = false, typename InT, typename OutT>
+// kStartsEarly: the cluster starts before the kernel that writes its input
+// ends (cluster_sum_kernel says how); it comes before InT and OutT, which
+// the problem gives.
+template <int kLoads, bool kStartsEarly = false, typename InT, typename OutT>
 bool launch_in_one_cluster(const ContiguousProblem<InT, OutT>& problem, int64_t vectors,
                            const LaunchContext& context) {
-  if (!one_cluster_holds<kLoads, InT, OutT, kAfterWriter>(vectors, problem.rows, context)) {
+  if (!one_cluster_holds<kLoads, InT, OutT, kStartsEarly>(vectors, problem.rows, context)) {
     return false;
   }
   const int64_t chunks = chunk_count<kLoads>(vectors);
   const dim3 grid(static_cast<unsigned>(chunks),
                   static_cast<unsigned>(problem.rows));  // a cluster a row
-  launch_in_clusters<cluster_sum_kernel<kLoads, InT, OutT, kAfterWriter>, kAfterWriter>(
+  launch_in_clusters<cluster_sum_kernel<kLoads, InT, OutT, kStartsEarly>, kStartsEarly>(
       grid, dim3(grid.x), kChunkThreads, context.stream, problem);
   return true;
 }
