@@ -13,7 +13,7 @@ graph), the finish kernel, and the whole span.
 
 Each graph's result passes the benchmark's check first (benchmarks/check.py).
 It imports the benchmarks package and the in-place build: run it from the
-repository root, as above. Runs: sessions 48 and 49 (benchmarks/NOTES.md).
+repository root, as above. Runs: sessions 48-51 (benchmarks/NOTES.md).
 """
 
 from __future__ import annotations
