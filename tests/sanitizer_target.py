@@ -146,9 +146,10 @@ def eager_inputs() -> dict[str, torch.Tensor]:
         "129 float32 expanded to 3x129": grid[0, :].expand(3, 129),
         "2x3x5x7 float16 channels-last": image.contiguous(memory_format=torch.channels_last),
         # Full sums of row slices with 4-byte and 8-byte totals: a warp a row (64 rows
-        # a multiprocessor; a wave of those blocks outnumbers the mailboxes, so they
-        # finish through partials and the ticket), a block a row (16; 4 blocks a
-        # multiprocessor, through mailboxes).
+        # a multiprocessor, 8 blocks of 4 warps each: fp32's one-word totals fill the
+        # mailboxes exactly, int32's two-word ones outnumber them and finish through
+        # partials and the ticket), a block a row (16; 4 blocks a multiprocessor,
+        # through mailboxes). One-word totals take their mailbox ticket early.
         "row slice float32, a warp a row": row_slice(64 * sms, 34, torch.float32),
         "row slice int32, a warp a row": row_slice(64 * sms, 34, torch.int32),
         "row slice bfloat16, a block a row": row_slice(16 * sms, 302, torch.bfloat16),

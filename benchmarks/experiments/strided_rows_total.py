@@ -3,8 +3,8 @@
 The layouts scenario's `x[::2]` (4,096 rows of 32 KB, 32 KB apart) reads
 128 MB; on a fast H200 (session 52) sum_v7 took 33.4 us, Inductor 33.0, and
 sum_v7's own row sum of the contiguous 8192x4096 (the same bytes, a block a row
-over many waves) 30.6. This times, in turns, on rotating 8192x8192 fp32
-buffers:
+over many waves) 30.6-31.0 in the dims scenario. This times, in turns, on
+rotating 8192x8192 fp32 buffers:
 
 - the full sum of each view (sum_v7, torch.sum, Inductor);
 - sum_v7's row sums of the view (a block a row) alone, and followed by
@@ -13,10 +13,11 @@ buffers:
 - sum_v7 of the same bytes contiguous (the first half of the buffer), as a
   full sum and as rows of 4,096.
 
-Each step is checked against a float64 sum before it is timed. Run on a GPU
-machine after the build; prints and writes {step: microseconds per call}.
+Each step is checked on the first buffer against a float64 sum before it is
+timed. Run on a GPU machine after the build, from the repository root; prints
+and writes {step: microseconds per call}.
 
-    python benchmarks/experiments/strided_rows_total.py /tmp/strided.json
+    python -m benchmarks.experiments.strided_rows_total /tmp/strided.json
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def rows_of_4096(x: torch.Tensor) -> torch.Tensor:
 def steps_for(label: str, view, squares: list[torch.Tensor]) -> dict[str, tuple]:
     """name: (fn, its input of each buffer, the dims its result sums) for one view."""
     views = [view(x) for x in squares]
-    case = Case(label, torch.float32, lambda device, x=views[0]: x.to(device))
+    case = Case(label, torch.float32, lambda device: views[0])  # Inductor reads its dims
     return {
         f"{label} sum_v7": (v7, views, FULL),
         f"{label} torch.sum": (torch.sum, views, FULL),

@@ -312,7 +312,9 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
 // One-word totals take their mailbox ticket as thread 0's group starts its
 // last row, as contiguous_sum_kernel's large blocks do before their last
 // chunk: the atomic's round trip overlaps the row's loads instead of
-// preceding the last block's reads of the mailboxes. H200 graph, 8192x8192
+// preceding the last block's reads of the mailboxes. (Two-word totals take
+// it at the end, where the contiguous sums' early ticket lost; a block whose
+// thread 0 has no row takes it in finish_row.) H200 graph, 8192x8192
 // fp32, two rounds each: x[::2] 33.08-33.10 us -> 32.93-32.96 (Inductor
 // 33.10-33.25), x[:, 1:4001] 32.74-32.80 -> 32.38-32.41 (benchmarks/NOTES.md,
 // session 52).
