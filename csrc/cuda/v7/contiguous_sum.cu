@@ -463,18 +463,18 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   //    level at 4-byte 2^28 (H100) and 2^30 (H200) (session 34).
   //  - int32 through packed mailboxes: H100 graph 2^18 2.97 us against
   //    3.23-3.24, 2^22 8.25-8.26 against 8.53-8.54, 2^24 24.36-24.48 against
-  //    24.75-24.80 (session 33). In two-word mailboxes the early ticket lost
-  //    (2^20 4.48-4.54 us against 4.25, session 32).
-  // Two-word partials (int64, float64) take it as they finish.
-  constexpr bool kOneWordPartials = kWordsPerMailbox<acc_t<InT>, kPackedMailboxes<InT>> == 1;
+  //    24.75-24.80 (session 33).
+  // Two-word partials (int64, float64) take it as they finish
+  // (kTakesTicketEarly).
+  constexpr bool kEarlyTicket = kTakesTicketEarly<acc_t<InT>, kPackedMailboxes<InT>>;
   std::optional<unsigned int> ticket;
   acc_t<InT> sum;
   if constexpr (kChunkABlock) {
-    if constexpr (kOneWordPartials) ticket = take_mailbox_ticket(mailboxes, counter, row);
+    if constexpr (kEarlyTicket) ticket = take_mailbox_ticket(mailboxes, counter, row);
     sum = chunk_share_of_row<kLoads>(problem, row);
   } else {
     sum = thread_share_of_row<kLoads>(problem, row, from_end, tail_chunks, [&] {
-      if constexpr (kOneWordPartials) ticket = take_mailbox_ticket(mailboxes, counter, row);
+      if constexpr (kEarlyTicket) ticket = take_mailbox_ticket(mailboxes, counter, row);
     });
   }
   finish_row<kChunkThreads, kPackedMailboxes<InT>>(

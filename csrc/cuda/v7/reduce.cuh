@@ -360,6 +360,14 @@ __device__ __forceinline__ void finish_through_mailboxes(AccT value, uint64_t* m
   }
 }
 
+// Whether a block whose total goes to a mailbox of kPacked takes its ticket
+// (take_mailbox_ticket) before its last loads and hands it to finish_row:
+// one-word mailboxes do; with two-word ones the early ticket lost (H100
+// graph, int32 2^20 4.48-4.54 us against 4.25; benchmarks/NOTES.md,
+// session 32), so they take it as they finish.
+template <typename AccT, bool kPacked>
+constexpr bool kTakesTicketEarly = kWordsPerMailbox<AccT, kPacked> == 1;
+
 // Thread 0's ticket for finish_row's mailbox finish of row `row` (blocks are
 // 1-D, so thread 0 is lane 0); 0, with no atomic, in the other threads and
 // where finish_row takes no ticket from the mailboxes.

@@ -310,11 +310,10 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
 // (finish_row) instead of a sum per row. The row class's chunk kernel read
 // such views at 0.90-0.93x Inductor (benchmarks/NOTES.md, session 12).
 // One-word totals take their mailbox ticket as thread 0's group starts its
-// last row, as contiguous_sum_kernel's large blocks do before their last
-// chunk: the atomic's round trip overlaps the row's loads instead of
-// preceding the last block's reads of the mailboxes. (Two-word totals take
-// it at the end, where the contiguous sums' early ticket lost; a block whose
-// thread 0 has no row takes it in finish_row.) H200 graph, 8192x8192
+// last row (kTakesTicketEarly), as contiguous_sum_kernel's large blocks do
+// before their last chunk: the atomic's round trip overlaps the row's loads
+// instead of preceding the last block's reads of the mailboxes. (A block
+// whose thread 0 has no row takes it in finish_row.) H200 graph, 8192x8192
 // fp32, two rounds each: x[::2] 33.08-33.10 us -> 32.93-32.96 (Inductor
 // 33.10-33.25), x[:, 1:4001] 32.74-32.80 -> 32.38-32.41 (benchmarks/NOTES.md,
 // session 52).
@@ -324,13 +323,12 @@ __global__ void __launch_bounds__(Shape::threads, Shape::min_blocks)
                             acc_t<InT>* partials, uint64_t* mailboxes, unsigned int* counter,
                             OutT* result) {
   using AccT = acc_t<InT>;
-  constexpr bool kOneWordPartials = kWordsPerMailbox<AccT, false> == 1;
   const int lane = Shape::lane();
   const int64_t groups = Shape::groups();
   std::optional<unsigned int> ticket;
   AccT sum = AccT(0);
   for (int64_t row = Shape::first_group(); row < row_count; row += groups) {
-    if constexpr (kOneWordPartials) {
+    if constexpr (kTakesTicketEarly<AccT, false>) {
       if (row + groups >= row_count) ticket = take_mailbox_ticket(mailboxes, counter, 0);
     }
     sum += dense_row_share<Shape::group, Shape::loads, AccT>(input + row * row_stride, row_length,
