@@ -17,6 +17,7 @@ up, then after `torch.neg(source, out=x)` (the producer scenario's producer),
 then after sum_v7 has read another buffer of the same size (a clean L2, as in
 the graph scenario). The order of the launches is printed, so that each row of
 ncu's log can be named; each sum is checked against a float64 sum first.
+Runs: session 53 (benchmarks/NOTES.md).
 """
 
 from __future__ import annotations
