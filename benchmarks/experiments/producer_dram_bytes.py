@@ -13,11 +13,14 @@ DRAM counters, which this answers under Nsight Compute:
 `--cache-control none` keeps ncu from flushing the caches before each kernel,
 and the metrics need one pass each, so no kernel is replayed: every sum sees the
 L2 as the kernel before it left it. Each peer sums x three times: once to warm
-up, then after `torch.neg(source, out=x)` (the producer scenario's producer),
-then after sum_v7 has read another buffer of the same size (a clean L2, as in
-the graph scenario). The order of the launches is printed, so that each row of
-ncu's log can be named; each sum is checked against a float64 sum first.
-Runs: session 53 (benchmarks/NOTES.md).
+up (that sum is checked against a float64 sum), then after
+`torch.neg(source, out=x)` (the producer scenario's producer), then after sum_v7
+has read another buffer of the same size (a clean L2, as in the graph
+scenario). Each step is printed after it runs. In ncu's log the rows before the
+first peer's are the setup (random inputs, the float64 reference); then each
+sum is its peer's kernels (two for each of the three peers at 2^28 and 2^30),
+and the producer one kernel, or two where x passes 2^31 bytes (torch splits
+it). Runs: session 53 (benchmarks/NOTES.md).
 """
 
 from __future__ import annotations
