@@ -13,14 +13,15 @@ DRAM counters, which this answers under Nsight Compute:
 `--cache-control none` keeps ncu from flushing the caches before each kernel,
 and the metrics need one pass each, so no kernel is replayed: every sum sees the
 L2 as the kernel before it left it. Each peer sums x three times: once to warm
-up (that sum is checked against a float64 sum), then after
+up (that sum passes the benchmark's check, benchmarks/check.py), then after
 `torch.neg(source, out=x)` (the producer scenario's producer), then after sum_v7
 has read another buffer of the same size (a clean L2, as in the graph
 scenario). Each step is printed after it runs. In ncu's log the rows before the
-first peer's are the setup (random inputs, the float64 reference); then each
-sum is its peer's kernels (two for each of the three peers at 2^28 and 2^30),
-and the producer one kernel, or two where x passes 2^31 bytes (torch splits
-it). Runs: session 53 (benchmarks/NOTES.md).
+first peer's are the setup (random inputs, the float64 reference); then a sum
+is two kernels for sum_v7 and CUB at 2^28 and 2^30, and torch.sum and the
+producer are one kernel each, or two where x passes 2^31 bytes (torch splits
+them). Runs: session 53 (benchmarks/NOTES.md). It imports the benchmarks
+package and the in-place build: run it from the repository root.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import argparse
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.check import reference, verify
 
 PEERS = {
     "sum_v7": torch.ops.reduce_opt.sum_v7,
@@ -45,11 +47,10 @@ def main() -> None:
     x = torch.randn(1 << args.log2, device="cuda")
     source = x.neg()
     other = torch.randn_like(x)
-    expected = x.sum(dtype=torch.float64).item()
-    magnitude = x.abs().sum(dtype=torch.float64).item()
+    expected = reference(x, None, False)
     for name, sum_of in PEERS.items():
-        error = abs(sum_of(x).item() - expected)
-        assert error <= 1e-5 * magnitude, (name, error)
+        wrong = verify(sum_of(x), expected)
+        assert wrong is None, f"{name}: {wrong}"
         print(f"{name}: warm-up")
         torch.neg(source, out=x)
         sum_of(x)
