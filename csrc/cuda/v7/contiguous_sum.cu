@@ -490,7 +490,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // partials[b] for the sum of the totals (launch_many_waves): no ticket and
 // no fence, whose acq_rel ticket a block cost an H200 13% over 131,072
 // blocks (benchmarks/NOTES.md, session 38).
-template <typename InT, typename OutT>
+template <L1Fill kL1Fill, typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                          int64_t tail_chunks, int chunks_per_block) {
@@ -511,8 +511,8 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   AccT sum = AccT(0);
   for (int64_t c = first; c < end; ++c) {
     const int64_t chunk = c + shift < whole_chunks ? c + shift : c + shift - whole_chunks;
-    sum += whole_round_sum<AccT, kLoadsPerRound>(vectors + chunk * kChunkVectors + threadIdx.x,
-                                                 kChunkThreads);
+    sum += whole_round_sum<AccT, kLoadsPerRound, kL1Fill>(
+        vectors + chunk * kChunkVectors + threadIdx.x, kChunkThreads);
   }
   const int partial = int(num_vectors - whole_chunks * kChunkVectors);
   if (partial > 0 && blockIdx.x == gridDim.x - 1) {
@@ -717,8 +717,19 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   const int chunks_per_block = chunk_a_block ? 1 : kManyWaveChunks;
   const int64_t blocks = ceil_div(whole_chunks, int64_t(chunks_per_block));
   auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
-  many_wave_sum_kernel<InT, OutT><<<blocks, kChunkThreads, 0, context.stream>>>(
-      problem, partials, tail_chunks, chunks_per_block);
+  // Read forward (no tail first), the loads allocate in L1. With the L1
+  // hint the sweep kept up to 17.6 MB of a producer's dirty lines in L2 to
+  // its end and took 21 us over its clean read; without it, as CUB's loads,
+  // it wrote them back early and took 8.6 (H200, ncu, fp32 2^30). After a
+  // producer fp32 and int32 2^30 took 1.3-1.4% less on two H200s (fp32
+  // 932.1-932.3 -> 918.9-919.3 us, CUB 926.2-926.9) and 0.03-0.05% more in
+  // graphs. The tail-first sizes keep the hint: without it fp32 and int32
+  // 2^28 took 0.3-0.4% longer in graphs, int32 to 0.9994x Inductor
+  // (benchmarks/NOTES.md, session 54).
+  const auto many_waves = tail_chunks == 0 ? many_wave_sum_kernel<L1Fill::kAllocate, InT, OutT>
+                                           : many_wave_sum_kernel<L1Fill::kNoAllocate, InT, OutT>;
+  many_waves<<<blocks, kChunkThreads, 0, context.stream>>>(problem, partials, tail_chunks,
+                                                           chunks_per_block);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   // The totals as a sum of their own: one thread-block cluster where the GPU
   // runs one that holds them (up to 16 chunks: 65,536 fp32 totals, fp32

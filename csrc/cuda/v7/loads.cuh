@@ -68,9 +68,11 @@ constexpr int min_blocks_per_sm() {
 // 2^22 in the mid split; the H100 was level in each once the kernels were
 // tuned (benchmarks/NOTES.md, sessions 5, 24 and 25).
 //
-// kL1Fill kAllocate drops the L1 hint, for the 8-byte loads of one-block
-// 16-bit sums of at most 256 half vectors (2 KB) only (contiguous_sum.cu
-// says what it gained there and cost elsewhere).
+// kL1Fill kAllocate drops the L1 hint: for the 8-byte loads of one-block
+// 16-bit sums of at most 256 half vectors (2 KB), and for many-wave sums
+// read forward, whose sweep otherwise leaves a producer's dirty lines in L2
+// and pays for them at its end (contiguous_sum.cu says what each gained and
+// what the hint's absence cost elsewhere).
 enum class L1Fill { kNoAllocate, kAllocate };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc.L1::no_allocate"
@@ -81,10 +83,12 @@ template <L1Fill kL1Fill = L1Fill::kNoAllocate, typename T, int kSize>
 __device__ __forceinline__
     AlignedVector<T, kSize> load_streaming(const AlignedVector<T, kSize>* address) {
   static_assert(sizeof(T) * kSize == 16 || sizeof(T) * kSize == 8, "16- or 8-byte loads");
-  static_assert(kL1Fill == L1Fill::kNoAllocate || sizeof(T) * kSize == 8,
-                "L1-allocating 16-byte loads lost 3-15% (NOTES, session 27)");
   std::conditional_t<sizeof(T) * kSize == 16, uint4, uint2> bits;
-  if constexpr (sizeof(bits) == 16) {
+  if constexpr (sizeof(bits) == 16 && kL1Fill == L1Fill::kAllocate) {
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
+        : "l"(address));
+  } else if constexpr (sizeof(bits) == 16) {
     asm(TORCH_REDUCE_V7_LOAD_STREAMING ".v4.u32 {%0, %1, %2, %3}, [%4];"
         : "=r"(bits.x), "=r"(bits.y), "=r"(bits.z), "=r"(bits.w)
         : "l"(address));
