@@ -123,8 +123,9 @@ def test_large_sums_either_side_of_each_read_order_edge(l2_multiple, seed, tmp_p
     chunks first, wrapping to the start; past 16x L2 the same order a block per chunk
     over many waves (per 2 where one cluster cannot hold the totals, 64x on an H100,
     or memory is fast for a multiprocessor, as an H200's), finished by a second
-    launch (that cluster where the GPU runs one, else a block); past 64x L2 forward,
-    in loads that allocate in L1 (another instantiation of the many-wave read).
+    launch (that cluster where the GPU runs one, else a block); past 64x L2 forward;
+    many-wave sums read the first L2 of chunks after the tail in loads that
+    allocate in L1, the rest in loads that do not.
     int32 sums are exact, so a chunk read twice or skipped at the wrap, or a block's
     total lost, shows as a wrong number: a chunk and an element either side of each
     edge, from an aligned and a misaligned start."""

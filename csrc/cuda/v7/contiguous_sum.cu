@@ -486,14 +486,16 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
 // to chunks_per_block * (b + 1), counted after its last `tail_chunks` chunks
 // (at most) have been moved to the front, as thread_share_of_row reads them
 // for a producer's sake; the last block also the partial last chunk, block
-// 0 the scalar head and tail. Thread 0 stores the block's total in
-// partials[b] for the sum of the totals (launch_many_waves): no ticket and
-// no fence, whose acq_rel ticket a block cost an H200 13% over 131,072
-// blocks (benchmarks/NOTES.md, session 38).
-template <L1Fill kL1Fill, typename InT, typename OutT>
+// 0 the scalar head and tail. The `flush_chunks` chunks read right after the
+// tail (the first of the forward sweep) load without the L1 hint, so that
+// L2 evicts a producer's dirty lines early (launch_many_waves). Thread 0
+// stores the block's total in partials[b] for the sum of the totals
+// (launch_many_waves): no ticket and no fence, whose acq_rel ticket a block
+// cost an H200 13% over 131,072 blocks (benchmarks/NOTES.md, session 38).
+template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads>())
     many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
-                         int64_t tail_chunks, int chunks_per_block) {
+                         int64_t tail_chunks, int chunks_per_block, int64_t flush_chunks) {
   using AccT = acc_t<InT>;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The cluster that sums the totals may launch once every block has run
@@ -505,14 +507,22 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int64_t>(problem, 0);
   constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
   const int64_t whole_chunks = num_vectors / kChunkVectors;
-  const int64_t shift = whole_chunks - min(tail_chunks, whole_chunks);
+  const int64_t tail_read = min(tail_chunks, whole_chunks);
+  const int64_t shift = whole_chunks - tail_read;
   const int64_t first = int64_t(blockIdx.x) * chunks_per_block;
   const int64_t end = min(first + chunks_per_block, whole_chunks);
   AccT sum = AccT(0);
-  for (int64_t c = first; c < end; ++c) {
-    const int64_t chunk = c + shift < whole_chunks ? c + shift : c + shift - whole_chunks;
-    sum += whole_round_sum<AccT, kLoadsPerRound, kL1Fill>(
-        vectors + chunk * kChunkVectors + threadIdx.x, kChunkThreads);
+  const auto read_chunks = [&](auto l1_fill) {
+    for (int64_t c = first; c < end; ++c) {
+      const int64_t chunk = c + shift < whole_chunks ? c + shift : c + shift - whole_chunks;
+      sum += whole_round_sum<AccT, kLoadsPerRound, decltype(l1_fill)::value>(
+          vectors + chunk * kChunkVectors + threadIdx.x, kChunkThreads);
+    }
+  };
+  if (first >= tail_read && first < tail_read + flush_chunks) {
+    read_chunks(std::integral_constant<L1Fill, L1Fill::kAllocate>{});
+  } else {
+    read_chunks(std::integral_constant<L1Fill, L1Fill::kNoAllocate>{});
   }
   const int partial = int(num_vectors - whole_chunks * kChunkVectors);
   if (partial > 0 && blockIdx.x == gridDim.x - 1) {
@@ -695,7 +705,7 @@ bool first_totals_cluster(TryShape&& try_shape) {
 template <typename InT, typename OutT>
 void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
                        const Finish<acc_t<InT>>& finish, const LaunchContext& context,
-                       int64_t vectors, int64_t tail_chunks) {
+                       int64_t vectors, int64_t tail_chunks, int64_t flush_chunks) {
   using AccT = acc_t<InT>;
   const auto total_vectors_of = [](int64_t totals) {
     return ceil_div(totals, int64_t(kElementsPerVector<AccT>));
@@ -717,19 +727,19 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   const int chunks_per_block = chunk_a_block ? 1 : kManyWaveChunks;
   const int64_t blocks = ceil_div(whole_chunks, int64_t(chunks_per_block));
   auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
-  // Read forward (no tail first), the loads allocate in L1. With the L1
-  // hint the sweep kept up to 17.6 MB of a producer's dirty lines in L2 to
-  // its end and took 21 us over its clean read; without it, as CUB's loads,
-  // it wrote them back early and took 8.6 (H200, ncu, fp32 2^30). After a
-  // producer fp32 and int32 2^30 took 1.3-1.4% less on two H200s (fp32
-  // 932.1-932.3 -> 918.9-919.3 us, CUB 926.2-926.9) and 0.03-0.05% more in
-  // graphs. The tail-first sizes keep the hint: without it fp32 and int32
-  // 2^28 took 0.3-0.4% longer in graphs, int32 to 0.9994x Inductor
-  // (benchmarks/NOTES.md, session 54).
-  const auto many_waves = tail_chunks == 0 ? many_wave_sum_kernel<L1Fill::kAllocate, InT, OutT>
-                                           : many_wave_sum_kernel<L1Fill::kNoAllocate, InT, OutT>;
-  many_waves<<<blocks, kChunkThreads, 0, context.stream>>>(problem, partials, tail_chunks,
-                                                           chunks_per_block);
+  // The first L2 of chunks after the tail loads without the L1 hint. With
+  // the hint on every load the sweep kept up to 17.6 MB of a producer's
+  // dirty lines in L2 to its end and took 21 us over its clean read; loads
+  // without it, as CUB's, evict them early, and the sweep took 8.6 (H200,
+  // ncu, fp32 2^30). Without the hint on every load graphs lost 0.3-0.4% at
+  // 2^28. On the first L2 of chunks only, against the hint everywhere (H200
+  // GPU-7b06b4f9), after a producer fp32 2^28 241.5-241.6 -> 237.8-238.0 us,
+  // 2^29 476.3-476.5 -> 468.8-469.0, bf16 2^30 476.8-477.4 -> 469.5-469.7
+  // (Inductor 482.5); fp32 2^30 took 935.2-935.8 without the hint anywhere,
+  // 937.2-937.4 so (CUB 945.8); graphs within 0.3%, 2^30 1.1-1.7 us faster
+  // than without the hint anywhere (benchmarks/NOTES.md, session 54).
+  many_wave_sum_kernel<InT, OutT><<<blocks, kChunkThreads, 0, context.stream>>>(
+      problem, partials, tail_chunks, chunks_per_block, flush_chunks);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   // The totals as a sum of their own: one thread-block cluster where the GPU
   // runs one that holds them (up to 16 chunks: 65,536 fp32 totals, fp32
@@ -827,10 +837,8 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // so it reads forward.
   const int64_t bytes = problem.numel * int64_t(sizeof(InT)) * problem.rows;
   const int64_t l2_bytes = l2_cache_bytes(context.device);
-  const int64_t tail_first_chunks =
-      bytes <= kTailFirstL2Multiple * l2_bytes
-          ? l2_bytes / (int64_t(kChunkThreads) * kLoadsPerRound * kVectorBytes)
-          : 0;
+  const int64_t l2_chunks = l2_bytes / (int64_t(kChunkThreads) * kLoadsPerRound * kVectorBytes);
+  const int64_t tail_first_chunks = bytes <= kTailFirstL2Multiple * l2_bytes ? l2_chunks : 0;
   // Past kManyWavesL2Multiple x L2, a block per chunk (or per
   // kManyWaveChunks neighbouring chunks) over many waves: fresh blocks start
   // on the chunks next to those being read as others end, where one wave's
@@ -876,7 +884,7 @@ void launch_contiguous_sum(const ContiguousProblem<InT, OutT>& problem,
   // 935.4, 935.0, 469.4); its faster memory keeps 2 chunks a block
   // (kChunkABlockMaxDramMBPerSm).
   if (problem.rows == 1 && bytes > kManyWavesL2Multiple * l2_bytes) {
-    return launch_many_waves(problem, finish, context, vectors, tail_first_chunks);
+    return launch_many_waves(problem, finish, context, vectors, tail_first_chunks, l2_chunks);
   }
   launch_split<large>(problem, finish, context, std::max<int64_t>(1, large_wave / problem.rows),
                       bytes <= kFromEndL2Multiple * l2_bytes, tail_first_chunks);

@@ -69,10 +69,10 @@ constexpr int min_blocks_per_sm() {
 // tuned (benchmarks/NOTES.md, sessions 5, 24 and 25).
 //
 // kL1Fill kAllocate drops the L1 hint: for the 8-byte loads of one-block
-// 16-bit sums of at most 256 half vectors (2 KB), and for many-wave sums
-// read forward, whose sweep otherwise leaves a producer's dirty lines in L2
-// and pays for them at its end (contiguous_sum.cu says what each gained and
-// what the hint's absence cost elsewhere).
+// 16-bit sums of at most 256 half vectors (2 KB), and for the first L2 of
+// chunks of a many-wave sweep, with which L2 evicts a producer's dirty lines
+// early (contiguous_sum.cu says what each gained and what the hint's absence
+// cost elsewhere).
 enum class L1Fill { kNoAllocate, kAllocate };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc.L1::no_allocate"
