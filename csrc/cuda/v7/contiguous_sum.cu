@@ -727,12 +727,13 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   const int chunks_per_block = chunk_a_block ? 1 : kManyWaveChunks;
   const int64_t blocks = ceil_div(whole_chunks, int64_t(chunks_per_block));
   auto* partials = static_cast<AccT*>(finish.scratch->allocate(blocks * int64_t(sizeof(AccT))));
-  // The first L2 of chunks after the tail loads without the L1 hint. With
-  // the hint on every load the sweep kept up to 17.6 MB of a producer's
-  // dirty lines in L2 to its end and took 21 us over its clean read; loads
-  // without it, as CUB's, evict them early, and the sweep took 8.6 (H200,
-  // ncu, fp32 2^30). Without the hint on every load graphs lost 0.3-0.4% at
-  // 2^28. On the first L2 of chunks only, against the hint everywhere (H200
+  // The first L2 of chunks after the tail loads without the L1 hint: such
+  // loads, as CUB's, push a producer's dirty lines out of L2 early, and an
+  // L2 of them is enough; the hint on the rest keeps the graphs' times.
+  // With the hint on every load the sweep kept up to 17.6 MB of those lines
+  // to its end and took 20.9 us over its fastest clean read, without it
+  // anywhere 8.7 (H200, ncu, fp32 2^30), but graphs lost 0.3-0.4% at 2^28
+  // without it anywhere. On the first L2 of chunks only, against the hint everywhere (H200
   // GPU-7b06b4f9), after a producer fp32 2^28 241.5-241.6 -> 237.8-238.0 us,
   // 2^29 476.3-476.5 -> 468.8-469.0, bf16 2^30 476.8-477.4 -> 469.5-469.7
   // (Inductor 482.5); fp32 2^30 took 935.2-935.8 without the hint anywhere,
