@@ -733,12 +733,13 @@ void launch_many_waves(const ContiguousProblem<InT, OutT>& problem,
   // With the hint on every load the sweep kept up to 17.6 MB of those lines
   // to its end and took 20.9 us over its fastest clean read, without it
   // anywhere 8.7 (H200, ncu, fp32 2^30), but graphs lost 0.3-0.4% at 2^28
-  // without it anywhere. On the first L2 of chunks only, against the hint everywhere (H200
-  // GPU-7b06b4f9), after a producer fp32 2^28 241.5-241.6 -> 237.8-238.0 us,
-  // 2^29 476.3-476.5 -> 468.8-469.0, bf16 2^30 476.8-477.4 -> 469.5-469.7
-  // (Inductor 482.5); fp32 2^30 took 935.2-935.8 without the hint anywhere,
-  // 937.2-937.4 so (CUB 945.8); graphs within 0.3%, 2^30 1.1-1.7 us faster
-  // than without the hint anywhere (benchmarks/NOTES.md, session 54).
+  // without it anywhere. On the first L2 of chunks only, against the hint
+  // everywhere (H200 GPU-7b06b4f9), after a producer fp32 2^28 241.5-241.6
+  // -> 237.8-238.0 us, 2^29 476.3-476.5 -> 468.8-469.0, bf16 2^30
+  // 476.8-477.4 -> 469.5-469.7 (Inductor 482.5); fp32 2^30 took 935.2-935.8
+  // without the hint anywhere, 937.2-937.4 so (CUB 945.8); graphs within
+  // 0.3%, 2^30 1.1-1.7 us faster than without the hint anywhere
+  // (benchmarks/NOTES.md, session 54).
   many_wave_sum_kernel<InT, OutT><<<blocks, kChunkThreads, 0, context.stream>>>(
       problem, partials, tail_chunks, chunks_per_block, flush_chunks);
   C10_CUDA_KERNEL_LAUNCH_CHECK();

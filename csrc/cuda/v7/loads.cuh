@@ -71,8 +71,8 @@ constexpr int min_blocks_per_sm() {
 // kL1Fill kAllocate drops the L1 hint: for the 8-byte loads of one-block
 // 16-bit sums of at most 256 half vectors (2 KB), and for the first L2 of
 // chunks after the tail of a many-wave sweep, with which L2 evicts a
-// producer's dirty lines early (contiguous_sum.cu says what each gained and what the hint's absence
-// cost elsewhere).
+// producer's dirty lines early (contiguous_sum.cu says what each gained and
+// what the hint's absence cost elsewhere).
 enum class L1Fill { kNoAllocate, kAllocate };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TORCH_REDUCE_V7_LOAD_STREAMING "ld.global.nc.L1::no_allocate"
