@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 # Inputs are rotated over buffers totalling this many times the L2, so that
 # each call reads from DRAM rather than from the cache the previous calls filled.
 ROTATION_FACTOR = 4
+# And at least two, so that no call sums the buffer the call before it summed:
+# lines a sum leaves in L2 would hit in the next call, a gain no model summing
+# fresh data sees (an H200 read 24 MB of a 1 GiB input from L2 that way,
+# benchmarks/NOTES.md, session 55).
+MIN_BUFFERS = 2
 # Calls per CUDA graph: at least this many (so that a replay is long enough to
 # time with events), and at most what a replay of that much logical data takes.
 MIN_GRAPH_CALLS = 10
@@ -72,14 +77,15 @@ class Rotation:
 def rotation(read_bytes: int, logical_bytes: int, info: DeviceInfo, settings: Settings) -> Rotation:
     """How many buffers to rotate through and how many calls to capture per graph.
 
-    Enough buffers that one round of them reads ROTATION_FACTOR x L2, capped at
-    settings.max_calls (small inputs below the cap stay partly L2-resident, and
-    the report says so). logical_bytes (elements x itemsize, more than
-    read_bytes for an expanded view) bounds the calls so that a replay stays short.
+    Enough buffers (MIN_BUFFERS at least) that one round of them reads
+    ROTATION_FACTOR x L2, capped at settings.max_calls (small inputs below the cap
+    stay partly L2-resident, and the report says so). logical_bytes (elements x
+    itemsize, more than read_bytes for an expanded view) bounds the calls so that a
+    replay stays short.
     """
     if info.l2_bytes is None:
         return Rotation(1, 1)
-    wanted = math.ceil(ROTATION_FACTOR * info.l2_bytes / max(read_bytes, 1))
+    wanted = max(MIN_BUFFERS, math.ceil(ROTATION_FACTOR * info.l2_bytes / max(read_bytes, 1)))
     by_time = max(MIN_GRAPH_CALLS, MAX_LOGICAL_BYTES_PER_REPLAY // max(logical_bytes, 1))
     calls = max(MIN_GRAPH_CALLS, min(wanted, settings.max_calls, by_time))
     return Rotation(min(wanted, calls), calls)

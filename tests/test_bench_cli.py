@@ -6,7 +6,14 @@ import pytest
 import torch
 
 from benchmarks import cli
-from benchmarks.context import MIN_GRAPH_CALLS, ROTATION_FACTOR, DeviceInfo, Settings, rotation
+from benchmarks.context import (
+    MIN_BUFFERS,
+    MIN_GRAPH_CALLS,
+    ROTATION_FACTOR,
+    DeviceInfo,
+    Settings,
+    rotation,
+)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +79,7 @@ def test_rotation_flushes_l2_within_the_caps():
     info = DeviceInfo(torch.device("cuda"), "test GPU", 132, l2)
     settings = Settings(eager_min_run_time=0.1, replays=5, max_calls=8192)
     large = rotation(1 << 30, 1 << 30, info, settings)
-    assert large.buffers == 1 and large.calls == MIN_GRAPH_CALLS
+    assert large.buffers == MIN_BUFFERS == 2 and large.calls == MIN_GRAPH_CALLS
     mid = rotation(1 << 20, 1 << 20, info, settings)
     assert mid.buffers * (1 << 20) >= ROTATION_FACTOR * l2 and mid.calls == mid.buffers
     small = rotation(1 << 10, 1 << 10, info, settings)
