@@ -17,10 +17,12 @@ if TYPE_CHECKING:
 # Inputs are rotated over buffers totalling this many times the L2, so that
 # each call reads from DRAM rather than from the cache the previous calls filled.
 ROTATION_FACTOR = 4
-# And at least two, so that no call sums the buffer the call before it summed:
-# lines a sum leaves in L2 would hit in the next call, a gain no model summing
-# fresh data sees (an H200 read 24 MB of a 1 GiB input from L2 that way,
-# benchmarks/NOTES.md, session 55).
+# And at least two on a GPU, so that no call sums the buffer the call before
+# it summed: lines a sum leaves in L2 would hit in the next call, a gain no
+# model summing fresh data sees (an experiment's sum, half an L2 of its loads
+# without the L1 hint, read 24 MB of a 1 GiB input from L2 that way on an
+# H200; benchmarks/NOTES.md, session 55). A case whose two buffers do not fit
+# in memory is skipped, with the reason.
 MIN_BUFFERS = 2
 # Calls per CUDA graph: at least this many (so that a replay is long enough to
 # time with events), and at most what a replay of that much logical data takes.
@@ -77,7 +79,7 @@ class Rotation:
 def rotation(read_bytes: int, logical_bytes: int, info: DeviceInfo, settings: Settings) -> Rotation:
     """How many buffers to rotate through and how many calls to capture per graph.
 
-    Enough buffers (MIN_BUFFERS at least) that one round of them reads
+    Enough buffers (MIN_BUFFERS at least on a GPU) that one round of them reads
     ROTATION_FACTOR x L2, capped at settings.max_calls (small inputs below the cap
     stay partly L2-resident, and the report says so). logical_bytes (elements x
     itemsize, more than read_bytes for an expanded view) bounds the calls so that a

@@ -15,15 +15,15 @@ and the metrics need one pass each, so no kernel is replayed: every sum sees the
 L2 as the kernel before it left it. Each peer sums x four times: once to warm up
 (that sum passes the benchmark's check, benchmarks/check.py), then after
 `torch.neg(source, out=x)` (the producer scenario's producer), then after sum_v7
-has read another buffer of the same size (a clean L2), then right after itself
-(the graph scenario's order from 4x L2 until session 55, one buffer call after
-call: what it reads from DRAM there shows whether lines of the previous call
-still hit). Each step is printed after it runs. In ncu's log the rows before the
-first peer's are the setup (random inputs, the float64 reference); then a sum is
-two kernels for sum_v7 and CUB at 2^28 and 2^30, and torch.sum and the producer
-are one kernel each, or two where x passes 2^31 bytes (torch splits them). Runs:
-sessions 53-55 (benchmarks/NOTES.md). It imports the benchmarks package and the
-in-place build: run it from the repository root.
+has read another buffer of the same size (L2 then mostly holds its lines), then
+right after itself (the graph scenario's order from 4x L2 until session 55, one
+buffer call after call: what it reads from DRAM there shows whether lines of the
+previous call still hit). Each step is printed after it runs. In ncu's log the
+rows before the first peer's are the setup (random inputs, the float64
+reference); then a sum is two kernels for sum_v7 and CUB at 2^28 and 2^30, and
+torch.sum and the producer are one kernel each, or two where x passes 2^31 bytes
+(torch splits them). Runs: sessions 53-55 (benchmarks/NOTES.md). It imports the
+benchmarks package and the in-place build: run it from the repository root.
 """
 
 from __future__ import annotations
