@@ -1,0 +1,72 @@
+"""Graph time of the 16-bit sums on the same bits read as fp16 and as bf16.
+
+In six H200 full runs (sessions 40-55) sum_v7's fp16 2^24 graph took 0.05-0.16
+us longer than its bf16 one, over the same bytes and code but for the
+conversion to fp32 (HADD2.F32 for fp16; IMAD.U32 and LOP3 for bf16 in the
+sm_90 SASS), while Inductor's fp16 was the faster of its two in four runs of six.
+Whether the time follows the conversion or the bits read (the benchmark's fp16
+and bf16 inputs are different random numbers) is what this separates: every
+peer sums fp16 random data, the same buffers viewed as bf16, bf16 random data,
+and those buffers viewed as fp16, in one graph each, the graphs replayed in
+turns as the benchmark does (benchmarks/timing.py). Either reading of either
+buffer is a finite sum that fits the output type, so each is checked before
+it is timed. Run from the repository root, with the in-place build:
+
+    python -m benchmarks.experiments.half_bits_graph --log2 22 24 26
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import torch
+
+import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks import timing
+from benchmarks.check import reference, verify
+from benchmarks.context import MIN_BUFFERS, ROTATION_FACTOR
+
+CALLS_PER_GRAPH = 10
+
+
+def inputs(log2: int, l2_bytes: int) -> dict[str, list[torch.Tensor]]:
+    """Four readings of two sets of buffers: each set reads ROTATION_FACTOR x L2 a round."""
+    count = max(MIN_BUFFERS, math.ceil(ROTATION_FACTOR * l2_bytes / (2 << log2)))
+    fp16 = [torch.randn(1 << log2, device="cuda").half() for _ in range(count)]
+    bf16 = [torch.randn(1 << log2, device="cuda").bfloat16() for _ in range(count)]
+    return {
+        "fp16 data": fp16,
+        "fp16 bits as bf16": [x.view(torch.bfloat16) for x in fp16],
+        "bf16 data": bf16,
+        "bf16 bits as fp16": [x.view(torch.float16) for x in bf16],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--log2", type=int, nargs="+", default=[24])
+    parser.add_argument("--replays", type=int, default=30)
+    args = parser.parse_args()
+    l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+    sums = {
+        "sum_v7": torch.ops.reduce_opt.sum_v7,
+        "Inductor": torch.compile(torch.sum, dynamic=False, fullgraph=True),
+    }
+    for log2 in args.log2:
+        steps = {}
+        for reading, buffers in inputs(log2, l2_bytes).items():
+            for peer, sum_of in sums.items():
+                wrong = verify(sum_of(buffers[0]), reference(buffers[0], None, False))
+                assert wrong is None, f"{peer} on {reading}: {wrong}"
+                steps[f"{peer}, {reading}"] = lambda i, sum_of=sum_of, buffers=buffers: sum_of(
+                    buffers[i % len(buffers)]
+                )
+        times = timing.graphs(steps, CALLS_PER_GRAPH, args.replays)
+        for name, timed in times.items():
+            spread = f"{timed.min_us:.3f}-{timed.max_us:.3f}"
+            print(f"2^{log2} {name}: {timed.median_us:.3f} us ({spread})")
+
+
+if __name__ == "__main__":
+    main()
