@@ -13,6 +13,8 @@ buffer is a finite sum that fits the output type, so each is checked before
 it is timed. Run from the repository root, with the in-place build:
 
     python -m benchmarks.experiments.half_bits_graph --log2 22 24 26
+
+Runs: session 56, calls 1 and 3 (benchmarks/NOTES.md).
 """
 
 from __future__ import annotations
