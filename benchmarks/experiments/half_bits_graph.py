@@ -8,13 +8,17 @@ Whether the time follows the conversion or the bits read (the benchmark's fp16
 and bf16 inputs are different random numbers) is what this separates: every
 peer sums fp16 random data, the same buffers viewed as bf16, bf16 random data,
 and those buffers viewed as fp16, in one graph each, the graphs replayed in
-turns as the benchmark does (benchmarks/timing.py). Either reading of either
-buffer is a finite sum that fits the output type, so each is checked before
-it is timed. Run from the repository root, with the in-place build:
+turns as the benchmark does (benchmarks/timing.py), each graph's calls going
+once round every buffer of its reading. Every buffer is checked under each
+reading before it is timed: bf16 random data read as fp16 has an RMS of ~1.8,
+so from 2^26 up a sum can pass fp16's 65504, and the check would stop the run.
+Run from the repository root, with the in-place build:
 
     python -m benchmarks.experiments.half_bits_graph --log2 22 24 26
 
-Runs: session 56, calls 1 and 3 (benchmarks/NOTES.md).
+Runs: session 56, calls 1 and 3 (benchmarks/NOTES.md), before two fixes: those
+runs checked only each reading's first buffer, and their graphs of 10 calls
+read 10 of the 30 buffers made at 2^22 (1.3x L2 a round, not 4x).
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ import torch
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks import timing
 from benchmarks.check import reference, verify
-from benchmarks.context import MIN_BUFFERS, ROTATION_FACTOR
-
-CALLS_PER_GRAPH = 10
+from benchmarks.context import MIN_BUFFERS, MIN_GRAPH_CALLS, ROTATION_FACTOR
+from benchmarks.inputs import flat_case
+from benchmarks.peers import inductor_for_input
 
 
 def inputs(log2: int, l2_bytes: int) -> dict[str, list[torch.Tensor]]:
@@ -51,20 +55,23 @@ def main() -> None:
     parser.add_argument("--replays", type=int, default=30)
     args = parser.parse_args()
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
-    sums = {
-        "sum_v7": torch.ops.reduce_opt.sum_v7,
-        "Inductor": torch.compile(torch.sum, dynamic=False, fullgraph=True),
-    }
     for log2 in args.log2:
+        readings = inputs(log2, l2_bytes)
         steps = {}
-        for reading, buffers in inputs(log2, l2_bytes).items():
+        for reading, buffers in readings.items():
+            sums = {
+                "sum_v7": torch.ops.reduce_opt.sum_v7,
+                "Inductor": inductor_for_input(flat_case(log2, buffers[0].dtype)),
+            }
             for peer, sum_of in sums.items():
-                wrong = verify(sum_of(buffers[0]), reference(buffers[0], None, False))
-                assert wrong is None, f"{peer} on {reading}: {wrong}"
+                for x in buffers:
+                    wrong = verify(sum_of(x), reference(x, None, False))
+                    assert wrong is None, f"{peer} on {reading}: {wrong}"
                 steps[f"{peer}, {reading}"] = lambda i, sum_of=sum_of, buffers=buffers: sum_of(
                     buffers[i % len(buffers)]
                 )
-        times = timing.graphs(steps, CALLS_PER_GRAPH, args.replays)
+        calls = max(MIN_GRAPH_CALLS, len(readings["fp16 data"]))
+        times = timing.graphs(steps, calls, args.replays)
         for name, timed in times.items():
             spread = f"{timed.min_us:.3f}-{timed.max_us:.3f}"
             print(f"2^{log2} {name}: {timed.median_us:.3f} us ({spread})")
