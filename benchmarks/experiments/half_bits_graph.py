@@ -8,8 +8,8 @@ Whether the time follows the conversion or the bits read (the benchmark's fp16
 and bf16 inputs are different random numbers) is what this separates: every
 peer sums fp16 random data, the same buffers viewed as bf16, bf16 random data,
 and those buffers viewed as fp16, in one graph each, the graphs replayed in
-turns as the benchmark does (benchmarks/timing.py), each graph's calls going
-once round every buffer of its reading. Every buffer is checked under each
+turns as the benchmark does (benchmarks/timing.py), over the benchmark's
+rotation of buffers and calls (benchmarks/context.py). Every buffer is checked under each
 reading before it is timed: bf16 random data read as fp16 has an RMS of ~1.8,
 so from 2^26 up a sum can pass fp16's 65504, and the check would stop the run.
 Run from the repository root, with the in-place build:
@@ -24,23 +24,24 @@ read 10 of the 30 buffers made at 2^22 (1.3x L2 a round, not 4x).
 from __future__ import annotations
 
 import argparse
-import math
 
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks import timing
 from benchmarks.check import reference, verify
-from benchmarks.context import MIN_BUFFERS, MIN_GRAPH_CALLS, ROTATION_FACTOR
+from benchmarks.context import DeviceInfo, Rotation, Settings, rotation
 from benchmarks.inputs import flat_case
 from benchmarks.peers import inductor_for_input
 
+# The benchmark's default cap on calls a graph (benchmarks/cli.py's --max-calls).
+SETTINGS = Settings(eager_min_run_time=0.0, replays=30, max_calls=8192)
 
-def inputs(log2: int, l2_bytes: int) -> dict[str, list[torch.Tensor]]:
-    """Four readings of two sets of buffers: each set reads ROTATION_FACTOR x L2 a round."""
-    count = max(MIN_BUFFERS, math.ceil(ROTATION_FACTOR * l2_bytes / (2 << log2)))
-    fp16 = [torch.randn(1 << log2, device="cuda").half() for _ in range(count)]
-    bf16 = [torch.randn(1 << log2, device="cuda").bfloat16() for _ in range(count)]
+
+def inputs(log2: int, plan: Rotation) -> dict[str, list[torch.Tensor]]:
+    """Four readings of two sets of plan.buffers buffers."""
+    fp16 = [torch.randn(1 << log2, device="cuda").half() for _ in range(plan.buffers)]
+    bf16 = [torch.randn(1 << log2, device="cuda").bfloat16() for _ in range(plan.buffers)]
     return {
         "fp16 data": fp16,
         "fp16 bits as bf16": [x.view(torch.bfloat16) for x in fp16],
@@ -52,11 +53,12 @@ def inputs(log2: int, l2_bytes: int) -> dict[str, list[torch.Tensor]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--log2", type=int, nargs="+", default=[24])
-    parser.add_argument("--replays", type=int, default=30)
+    parser.add_argument("--replays", type=int, default=SETTINGS.replays)
     args = parser.parse_args()
-    l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+    info = DeviceInfo.of(torch.device("cuda"))
     for log2 in args.log2:
-        readings = inputs(log2, l2_bytes)
+        plan = rotation(2 << log2, 2 << log2, info, SETTINGS)
+        readings = inputs(log2, plan)
         steps = {}
         for reading, buffers in readings.items():
             sums = {
@@ -70,8 +72,7 @@ def main() -> None:
                 steps[f"{peer}, {reading}"] = lambda i, sum_of=sum_of, buffers=buffers: sum_of(
                     buffers[i % len(buffers)]
                 )
-        calls = max(MIN_GRAPH_CALLS, len(readings["fp16 data"]))
-        times = timing.graphs(steps, calls, args.replays)
+        times = timing.graphs(steps, plan.calls, args.replays)
         for name, timed in times.items():
             spread = f"{timed.min_us:.3f}-{timed.max_us:.3f}"
             print(f"2^{log2} {name}: {timed.median_us:.3f} us ({spread})")
