@@ -216,6 +216,14 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "2000x66 float32, 1 element in": shaped_ending_at_allocation_end(
             (2000, 66), torch.float32, 1
         ),
+        # A few interleaved columns read as one run of vectors, from a scalar head to
+        # the allocation's last element: one span of many splits, and three spans.
+        "40000x5 bfloat16, 1 element in": shaped_ending_at_allocation_end(
+            (40000, 5), torch.bfloat16, 1
+        ),
+        "3x2001x3 float32, 1 element in": shaped_ending_at_allocation_end(
+            (3, 2001, 3), torch.float32, 1
+        ),
         # A column sum of 3 splits a band: a cluster a band on Hopper and newer.
         "60x200x64 float32": shaped_ending_at_allocation_end((60, 200, 64), torch.float32, 0),
         # A few long rows over dim -1: a contiguous sum a row, split over blocks.

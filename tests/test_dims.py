@@ -422,6 +422,19 @@ COLUMN_CASES = [
     # one vector wide (256 split lanes over fewer splits).
     ("8192x256 float32", (8192, 256), torch.float32, [0], lambda x: x),
     ("20000x8 bfloat16", (20000, 8), torch.bfloat16, [0], lambda x: x),
+    # A few columns whose rows lie back to back off the vector boundaries, read as
+    # one run of vectors (interleaved_column_sum.cu): one span of many splits, spans
+    # that start mid-vector, and more spans than a graph's counters (260 spans of 2
+    # splits on a 132-SM GPU: a second launch under capture).
+    ("1000000x3 float32", (10**6, 3), torch.float32, [0], lambda x: x),
+    (
+        "4x200001x5 bfloat16, spans off the vector boundary",
+        (4, 200002, 5),
+        torch.bfloat16,
+        [1],
+        lambda x: x[:, 1:],
+    ),
+    ("260x4000x3 float32", (260, 4000, 3), torch.float32, [1], lambda x: x),
 ]
 
 # A few long contiguous rows, summed by the contiguous class a row at a time
@@ -501,6 +514,28 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
     through partials in L2 (8R x 256 dim=0, many splits), and in scalar columns (63)."""
     x = random_shaped(shape_of(rows), dtype, "cuda")
     assert_matches_torch(SUM_V7(x, dim), x, dim, False, message=f"seed={seed}")
+
+
+@requires_cuda
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "a row in"])
+@pytest.mark.parametrize(
+    ("spans", "rows"), [(1, 3001), (1, 200_003), (5, 20_001), (600, 1001)], ids=str
+)
+@pytest.mark.parametrize(
+    "dtype",
+    [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.float64],
+    ids=str,
+)
+@pytest.mark.parametrize("columns", [2, 3, 5, 6, 7, 9, 15, 31, 32, 33])
+def test_interleaved_column_sums(columns, dtype, spans, rows, offset, seed):
+    """Column sums of a few columns whose rows lie back to back, C not a multiple of a
+    vector (interleaved_column_sum.cu; 33 columns, and multiples of a vector from a
+    vector boundary, are the band kernels' again): one span or several (outer indices,
+    each a row longer than its rows, so that their phases differ), starting on a
+    vector or a row in (a scalar head), many splits a span, a few, or one (more spans
+    than a wave of blocks)."""
+    x = random_shaped((spans, rows + 1, columns), dtype, "cuda")[:, offset : offset + rows]
+    assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
 
 
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per

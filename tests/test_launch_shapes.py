@@ -809,3 +809,17 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         assert "dense_rows_total_kernel<" in kernels[0][0] and name in kernels[0][0], kernels
         assert (kernels[0][1][0], kernels[0][2][0]) == (grid_per_sm * sms, threads), kernels
     assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"{rows_per_sm} rows an SM")
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("dtype", "interleaved"),
+    [(torch.float32, True), (torch.bfloat16, True), (torch.int16, False)],
+    ids=str,
+)
+def test_three_columns_read_as_one_run_of_vectors(dtype, interleaved, seed, tmp_path):
+    """10^6 x 3 dim=0 reads its rows as one run of 16-byte vectors, not a scalar a
+    thread; int16 (8 int64 sums a thread) keeps the band kernels' scalar columns."""
+    x = random_shaped((10**6, 3), dtype, "cuda")
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
+    assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched

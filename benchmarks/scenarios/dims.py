@@ -1,4 +1,5 @@
-"""dims: sums over dims on the shapes models use (issue 13's list)."""
+"""dims: sums over dims on the shapes models use (issue 13's list, and a batch of
+3-column bfloat16 rows: interleaved columns off the vector boundaries)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ SHAPES = [
     ((3, 10**6), F32, (1,), False),
     ((64, 1024, 64), F32, (1,), False),
     ((1024, 1024), I32, (0,), False),
+    ((8, 2**20, 3), BF16, (1,), False),
 ]
 
 

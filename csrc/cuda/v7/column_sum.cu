@@ -9,13 +9,15 @@
 // row lanes. On Hopper and newer, a band whose splits fit in one
 // thread-block cluster finishes in the cluster instead (column_cluster_kernel).
 // Covers sums over a batch, over H x W of a channels_last activation, over
-// the middle dim of a 3-D tensor.
+// the middle dim of a 3-D tensor. Rows of a few columns that lie back to back
+// off the vector boundaries go to interleaved_column_sum.cu instead.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
 #include <algorithm>
 #include <climits>
+#include <type_traits>
 
 #include "cluster_handoff.cuh"
 #include "launch_policy.h"
@@ -517,6 +519,10 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
                        const LaunchContext& context) {
   if (rows_are_vector_aligned(problem)) {
     return launch_bands<InT, OutT, kVectorColumns<InT>>(problem, finish, context);
+  }
+  if (interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
+                          problem.reduced, problem.outer.numel())) {
+    return launch_interleaved_column_sum(problem, finish, context);
   }
   launch_bands<InT, OutT, 1>(problem, finish, context);
 }

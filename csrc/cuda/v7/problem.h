@@ -195,6 +195,30 @@ template <typename InT, typename OutT>
 void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                        const LaunchContext& context);
 
+// Whether a column sum is one of interleaved columns, which
+// interleaved_column_sum.cu reads as one run of 16-byte vectors: at most 32
+// columns whose rows lie back to back (one reduced dim, of stride `columns`),
+// each of the `spans` outer indices' rows at least 256 vectors (a vector a
+// thread of one block: shorter spans would leave its blocks idle, where the
+// band kernels spread many outer indices over bands; not timed against
+// them), at most 65,535 spans (gridDim.y), and elements whose accumulators,
+// one per element of a vector, fit 32 bytes (4- and 8-byte types and 16-bit
+// floats; int16 and 1-byte types would take 64 and 128). layout.cpp sends
+// such sums of 2 and 3 columns to the column class for it.
+inline bool interleaves_columns(int64_t element_size, bool integral, int64_t columns,
+                                const StridedIndex& reduced, int64_t spans) {
+  const int64_t per_vector = 16 / element_size;
+  const int64_t accumulator_bytes = integral || element_size == 8 ? 8 : 4;
+  return per_vector * accumulator_bytes <= 32 && columns <= 32 && spans <= 65535 &&
+         reduced.ndim == 1 && reduced.strides[0] == columns &&
+         reduced.sizes[0] * columns / per_vector >= 256;
+}
+
+// A column sum for which interleaves_columns holds.
+template <typename InT, typename OutT>
+void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
+                                   Finish<acc_t<InT>> finish, const LaunchContext& context);
+
 }  // namespace torch_reduce::cuda::v7
 
 // Each kernel file instantiates its launcher for every (input, output) pair

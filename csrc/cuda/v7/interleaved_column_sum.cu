@@ -1,0 +1,170 @@
+// sum_v7 over the rows of a few interleaved columns: a column sum whose rows
+// lie back to back (the reduced dim's stride is the row's length C, at most
+// 32: interleaves_columns in problem.h), so that each outer index's rows are
+// one contiguous span, but whose rows do not all start on a vector boundary
+// (C is not a multiple of a 16-byte vector's elements). The band kernels
+// (column_sum.cu) read such rows a scalar a thread, and the row class, which
+// took 2 and 3 columns, an element a load: 10^6 x 3 fp32 dim=0 read at 48-54%
+// of the read roofline (benchmarks/NOTES.md, session 57). Here each span is
+// read as one run of 16-byte vectors by a grid-stride sweep whose stride, in
+// vectors, is a multiple of C's period (C / gcd(C, elements a vector)):
+// element k of every vector a thread loads then lies in the same column, so
+// the thread keeps one accumulator per element position. The block parks its
+// positions in shared memory in span order, where position j lies in column
+// (phase + j) mod C, and a warp per column adds that column's positions.
+#include <c10/cuda/CUDAException.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include <numeric>
+
+#include "launch_policy.h"
+#include "loads.cuh"
+#include "problem.h"
+#include "reduce.cuh"
+
+namespace torch_reduce::cuda::v7 {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / kWarpSize;
+// A thread's accumulators (one per element of a vector) beside its loads in
+// flight: 8 fp32 sums and 4 vectors for 16-bit inputs.
+constexpr int kRegisters = 64;
+constexpr int kLoads = 4;
+// The accumulators a thread keeps are one per element of a vector: a type
+// for which interleaves_columns (problem.h) is false never launches here.
+template <typename InT>
+constexpr bool kInterleaves = kElementsPerVector<InT> * sizeof(acc_t<InT>) <= 32;
+
+// Block (split, group): split `blockIdx.x` of the span of outer index
+// `blockIdx.y`. A thread loads vectors first, first + stride, ... of the span
+// (first = blockIdx.x * kThreads + threadIdx.x, below `stride`); block 0 of
+// each span also adds its scalar head and tail. The block's column sums go to
+// the result when a span has one split, else to partials[(group * C + c) *
+// splits + split], which the last block of the span adds (finish_in_last_block)
+// or a second launch does where there are no counters.
+template <typename InT, typename OutT>
+__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
+    interleaved_column_kernel(ColumnProblem<InT, OutT> problem, int64_t stride,
+                              acc_t<InT>* partials, unsigned int* counters) {
+  using AccT = acc_t<InT>;
+  constexpr int kVec = kElementsPerVector<InT>;
+  __shared__ AccT positions[kThreads * kVec];
+  __shared__ AccT edges[2][kVec];  // the span's scalar head and tail, by element
+  const int columns = int(problem.inner_outputs);
+  const int64_t group = blockIdx.y;
+  const int64_t splits = gridDim.x;
+  const InT* span = problem.input + problem.outer.offset(group);
+  const int64_t numel = problem.reduced.sizes[0] * columns;
+  const auto [head, num_vectors, tail_begin] = split_into_vectors(span, numel);
+  const bool takes_edges = blockIdx.x == 0;
+  const int thread = threadIdx.x;
+  // Read before the vectors, added after them, as the contiguous kernels do.
+  const InT head_element = takes_edges && thread < head ? span[thread] : InT(0);
+  const InT tail_element =
+      takes_edges && thread < numel - tail_begin ? span[tail_begin + thread] : InT(0);
+
+  AccT sums[kVec];
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) sums[k] = AccT(0);
+  const int64_t first = int64_t(blockIdx.x) * kThreads + thread;
+  if (first < stride) {
+    const Vector<InT>* vector = reinterpret_cast<const Vector<InT>*>(span + head) + first;
+    for (int64_t v = first; v < num_vectors; v += kLoads * stride, vector += kLoads * stride) {
+      // A vector past the span loads the thread's first of the round again
+      // and is not added: the loads stay one straight run.
+      Vector<InT> batch[kLoads];
+#pragma unroll
+      for (int u = 0; u < kLoads; ++u) {
+        batch[u] = load_streaming(v + u * stride < num_vectors ? vector + u * stride : vector);
+      }
+#pragma unroll
+      for (int u = 0; u < kLoads; ++u) {
+        if (v + u * stride < num_vectors) {
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) sums[k] += static_cast<AccT>(batch[u].values[k]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) positions[thread * kVec + k] = sums[k];
+  if (takes_edges && thread < kVec) {
+    edges[0][thread] = static_cast<AccT>(head_element);
+    edges[1][thread] = static_cast<AccT>(tail_element);
+  }
+  __syncthreads();
+
+  // Element k of thread t's vectors is span element head + kVec * (blockIdx.x
+  // * kThreads + t) + k (mod C, as the stride is a multiple of the period):
+  // position j = t * kVec + k lies in column (phase + j) mod C.
+  const int phase = int((head + int64_t(kVec) * kThreads * blockIdx.x) % columns);
+  const int warp = thread / kWarpSize;
+  const int lane = thread % kWarpSize;
+  for (int column = warp; column < columns; column += kWarps) {
+    AccT sum = AccT(0);
+#pragma unroll 4
+    for (int j = (column - phase + columns) % columns + lane * columns; j < kThreads * kVec;
+         j += kWarpSize * columns) {
+      sum += positions[j];
+    }
+    if (takes_edges && lane < kVec) {
+      if (lane % columns == column) sum += edges[0][lane];
+      if ((tail_begin + lane) % columns == column) sum += edges[1][lane];
+    }
+    sum = warp_sum(sum);
+    if (lane == 0) {
+      const int64_t output = group * columns + column;
+      if (splits == 1) {
+        problem.result[output] = static_cast<OutT>(sum);
+      } else {
+        partials[output * splits + blockIdx.x] = sum;
+      }
+    }
+  }
+  if (splits > 1) {
+    finish_in_last_block<kThreads>(static_cast<const AccT*>(partials) + group * columns * splits,
+                                   columns, splits, problem.result + group * columns,
+                                   counters == nullptr ? nullptr : counters + group, gridDim.x);
+  }
+}
+
+}  // namespace
+
+template <typename InT, typename OutT>
+void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
+                                   Finish<acc_t<InT>> finish, const LaunchContext& context) {
+  if constexpr (kInterleaves<InT>) {
+    constexpr int kVec = kElementsPerVector<InT>;
+    const int64_t columns = problem.inner_outputs;
+    const int64_t groups = problem.outer.numel();
+    const int64_t vectors = problem.reduced.sizes[0] * columns / kVec;
+    constexpr auto kernel = interleaved_column_kernel<InT, OutT>;
+    const int64_t wave = one_wave<kernel>(kThreads, context.device, context.sm_count);
+    const int64_t splits =
+        split_count(groups, ceil_div(vectors, int64_t(kThreads) * kLoads), wave,
+                    std::max<int64_t>(1, finish.partials_capacity / (groups * columns)));
+    const int64_t period = columns / std::gcd(columns, int64_t(kVec));
+    const int64_t threads = splits * kThreads;
+    // A counter a span: more spans than counters finish in a second launch.
+    if (groups > finish.counter_count) finish.counter = nullptr;
+    const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
+    kernel<<<grid, kThreads, 0, context.stream>>>(problem, threads - threads % period,
+                                                  finish.partials, finish.counter);
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    finish_in_second_launch_if_needed<kThreads>(finish, columns, splits, problem.result,
+                                                context.stream, groups);
+  } else {
+    TORCH_INTERNAL_ASSERT(false, "interleaves_columns holds for no ", sizeof(InT), "-byte type of ",
+                          sizeof(acc_t<InT>), "-byte accumulators");
+  }
+}
+
+#define INSTANTIATE(InT, OutT)                            \
+  template void launch_interleaved_column_sum<InT, OutT>( \
+      const ColumnProblem<InT, OutT>&, Finish<acc_t<InT>>, const LaunchContext&);
+TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
+#undef INSTANTIATE
+
+}  // namespace torch_reduce::cuda::v7
