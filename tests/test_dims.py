@@ -435,6 +435,15 @@ COLUMN_CASES = [
         lambda x: x[:, 1:],
     ),
     ("260x4000x3 float32", (260, 4000, 3), torch.float32, [1], lambda x: x),
+    # Per-channel sums of a channels_last RGB batch: N, H and W coalesce into one
+    # reduced dim of stride 3.
+    (
+        "16x3x224x224 bfloat16 channels_last, (0,2,3)",
+        (16, 3, 224, 224),
+        torch.bfloat16,
+        [0, 2, 3],
+        lambda x: x.contiguous(memory_format=torch.channels_last),
+    ),
 ]
 
 # A few long contiguous rows, summed by the contiguous class a row at a time
