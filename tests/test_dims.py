@@ -526,7 +526,11 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
 
 
 @requires_cuda
-@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "a row in"])
+@pytest.mark.parametrize(
+    ("element_offset", "row_offset"),
+    [(0, 0), (0, 1), (1, 0)],
+    ids=["aligned", "a row in", "an element in"],
+)
 @pytest.mark.parametrize(
     ("spans", "rows"), [(1, 3001), (1, 200_003), (5, 20_001), (600, 1001)], ids=str
 )
@@ -536,14 +540,18 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
     ids=str,
 )
 @pytest.mark.parametrize("columns", [2, 3, 5, 6, 7, 9, 15, 31, 32, 33])
-def test_interleaved_column_sums(columns, dtype, spans, rows, offset, seed):
-    """Column sums of a few columns whose rows lie back to back, C not a multiple of a
-    vector (interleaved_column_sum.cu; 33 columns, and multiples of a vector from a
-    vector boundary, are the band kernels' again): one span or several (outer indices,
-    each a row longer than its rows, so that their phases differ), starting on a
-    vector or a row in (a scalar head), many splits a span, a few, or one (more spans
+def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, row_offset, seed):
+    """Column sums of a few columns whose rows lie back to back, off the vector
+    boundaries (interleaved_column_sum.cu): C not a multiple of a vector, or any C
+    up to 32 from a span that starts an element in; 33 columns, multiples of a
+    vector from a vector boundary, 8-byte pairs from one, and spans under 256
+    vectors (16-bit 600x1001x2) take the other kernels. One span or several (outer
+    indices a row longer than their rows: a phase each where C is not a multiple of
+    a vector), a scalar head or none, many splits a span, a few, or one (more spans
     than a wave of blocks)."""
-    x = random_shaped((spans, rows + 1, columns), dtype, "cuda")[:, offset : offset + rows]
+    numel = spans * (rows + 1) * columns
+    storage = random_tensor(numel + element_offset, dtype, "cuda")
+    x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]
     assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
 
 

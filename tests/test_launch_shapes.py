@@ -813,13 +813,27 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("dtype", "interleaved"),
-    [(torch.float32, True), (torch.bfloat16, True), (torch.int16, False)],
+    ("shape", "dtype", "element_offset", "interleaved"),
+    [
+        ((10**6, 3), torch.float32, 0, True),
+        ((10**6, 3), torch.bfloat16, 0, True),
+        ((20001, 32), torch.float32, 1, True),
+        ((20001, 32), torch.float32, 0, False),
+        ((10**6, 3), torch.int16, 0, False),
+        ((1001, 2), torch.bfloat16, 0, False),
+    ],
     ids=str,
 )
-def test_three_columns_read_as_one_run_of_vectors(dtype, interleaved, seed, tmp_path):
-    """10^6 x 3 dim=0 reads its rows as one run of 16-byte vectors, not a scalar a
-    thread; int16 (8 int64 sums a thread) keeps the band kernels' scalar columns."""
-    x = random_shaped((10**6, 3), dtype, "cuda")
+def test_interleaved_columns_read_as_one_run_of_vectors(
+    shape, dtype, element_offset, interleaved, seed, tmp_path
+):
+    """Rows of a few columns back to back, off the vector boundaries, read as one
+    run of 16-byte vectors (interleaved_column_sum.cu): 3 columns, and 32 from a
+    span an element in. Not there: 32 fp32 columns from a vector boundary (the
+    band kernels' vectors), int16 (8 int64 sums a thread) and spans under 256
+    vectors (the row class for 2 or 3 columns)."""
+    numel = math.prod(shape)
+    x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
     assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")

@@ -2,9 +2,10 @@
 // lie back to back (the reduced dim's stride is the row's length C, at most
 // 32: interleaves_columns in problem.h), so that each outer index's rows are
 // one contiguous span, but whose rows do not all start on a vector boundary
-// (C is not a multiple of a 16-byte vector's elements). The band kernels
+// (C is not a multiple of a 16-byte vector's elements, or the span starts
+// off one). The band kernels
 // (column_sum.cu) read such rows a scalar a thread, and the row class, which
-// took 2 and 3 columns, an element a load: 10^6 x 3 fp32 dim=0 read at 48-54%
+// took 2 and 3 columns, an element a load: 10^6 x 3 fp32 dim=0 read at 47-54%
 // of the read roofline (benchmarks/NOTES.md, session 57). Here each span is
 // read as one run of 16-byte vectors by a grid-stride sweep whose stride, in
 // vectors, is a multiple of C's period (C / gcd(C, elements a vector)):
@@ -17,6 +18,7 @@
 #include <c10/util/Half.h>
 
 #include <numeric>
+#include <type_traits>
 
 #include "launch_policy.h"
 #include "loads.cuh"
@@ -32,10 +34,10 @@ constexpr int kWarps = kThreads / kWarpSize;
 // flight: 8 fp32 sums and 4 vectors for 16-bit inputs.
 constexpr int kRegisters = 64;
 constexpr int kLoads = 4;
-// The accumulators a thread keeps are one per element of a vector: a type
-// for which interleaves_columns (problem.h) is false never launches here.
+// Element types for which interleaves_columns (problem.h) holds: only they
+// instantiate the kernel.
 template <typename InT>
-constexpr bool kInterleaves = kElementsPerVector<InT> * sizeof(acc_t<InT>) <= 32;
+constexpr bool kInterleaves = interleaved_accumulators_fit(sizeof(InT), std::is_integral_v<InT>);
 
 // Block (split, group): split `blockIdx.x` of the span of outer index
 // `blockIdx.y`. A thread loads vectors first, first + stride, ... of the span
@@ -60,7 +62,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   const auto [head, num_vectors, tail_begin] = split_into_vectors(span, numel);
   const bool takes_edges = blockIdx.x == 0;
   const int thread = threadIdx.x;
-  // Read before the vectors, added after them, as the contiguous kernels do.
+  // Read before the vectors and added after them, as the contiguous kernels
+  // do: an add that waits for a scalar load would hold the vector loads back.
   const InT head_element = takes_edges && thread < head ? span[thread] : InT(0);
   const InT tail_element =
       takes_edges && thread < numel - tail_begin ? span[tail_begin + thread] : InT(0);
@@ -136,6 +139,8 @@ template <typename InT, typename OutT>
 void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                    Finish<acc_t<InT>> finish, const LaunchContext& context) {
   if constexpr (kInterleaves<InT>) {
+    static_assert(kElementsPerVector<InT> * sizeof(acc_t<InT>) <= 32,
+                  "problem.h's rule: 32 bytes of accumulators a thread at most");
     constexpr int kVec = kElementsPerVector<InT>;
     const int64_t columns = problem.inner_outputs;
     const int64_t groups = problem.outer.numel();

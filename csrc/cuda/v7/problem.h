@@ -205,13 +205,18 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
 // one per element of a vector, fit 32 bytes (4- and 8-byte types and 16-bit
 // floats; int16 and 1-byte types would take 64 and 128). layout.cpp sends
 // such sums of 2 and 3 columns to the column class for it.
+// The accumulator rule alone, which the kernel file also checks for its
+// element type.
+constexpr bool interleaved_accumulators_fit(int64_t element_size, bool integral) {
+  const int64_t accumulator_bytes = integral || element_size == 8 ? 8 : 4;
+  return 16 / element_size * accumulator_bytes <= 32;
+}
+
 inline bool interleaves_columns(int64_t element_size, bool integral, int64_t columns,
                                 const StridedIndex& reduced, int64_t spans) {
-  const int64_t per_vector = 16 / element_size;
-  const int64_t accumulator_bytes = integral || element_size == 8 ? 8 : 4;
-  return per_vector * accumulator_bytes <= 32 && columns <= 32 && spans <= 65535 &&
+  return interleaved_accumulators_fit(element_size, integral) && columns <= 32 && spans <= 65535 &&
          reduced.ndim == 1 && reduced.strides[0] == columns &&
-         reduced.sizes[0] * columns / per_vector >= 256;
+         reduced.sizes[0] * columns / (16 / element_size) >= 256;
 }
 
 // A column sum for which interleaves_columns holds.
