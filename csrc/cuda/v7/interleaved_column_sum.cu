@@ -3,16 +3,16 @@
 // 32: interleaves_columns in problem.h), so that each outer index's rows are
 // one contiguous span, but whose rows do not all start on a vector boundary
 // (C is not a multiple of a 16-byte vector's elements, or the span starts
-// off one). The band kernels
-// (column_sum.cu) read such rows a scalar a thread, and the row class, which
-// took 2 and 3 columns, an element a load: 10^6 x 3 fp32 dim=0 read at 47-54%
-// of the read roofline (benchmarks/NOTES.md, session 57). Here each span is
-// read as one run of 16-byte vectors by a grid-stride sweep whose stride, in
-// vectors, is a multiple of C's period (C / gcd(C, elements a vector)):
-// element k of every vector a thread loads then lies in the same column, so
-// the thread keeps one accumulator per element position. The block parks its
-// positions in shared memory in span order, where position j lies in column
-// (phase + j) mod C, and a warp per column adds that column's positions.
+// off one). The band kernels (column_sum.cu) read such rows a scalar a
+// thread, and the row class, which took 2 and 3 columns, an element a load:
+// 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline
+// (benchmarks/NOTES.md, session 57). Here each span is read as one run of
+// 16-byte vectors by a grid-stride sweep whose stride, in vectors, is a
+// multiple of C's period (C / gcd(C, elements a vector)): element k of every
+// vector a thread loads then lies in the same column, so the thread keeps
+// one accumulator per element position. The block parks its positions in
+// shared memory in span order, where position j lies in column (phase + j)
+// mod C, and a warp per column adds that column's positions.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>

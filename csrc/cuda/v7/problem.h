@@ -195,23 +195,24 @@ template <typename InT, typename OutT>
 void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                        const LaunchContext& context);
 
+// Whether one accumulator per element of a 16-byte vector fits 32 bytes
+// for elements of `element_size` bytes (4- and 8-byte types and 16-bit
+// floats; int16 and 1-byte types would take 64 and 128): the rule of
+// interleaves_columns below, which the kernel file also checks for its type.
+constexpr bool interleaved_accumulators_fit(int64_t element_size, bool integral) {
+  const int64_t accumulator_bytes = integral || element_size == 8 ? 8 : 4;
+  return 16 / element_size * accumulator_bytes <= 32;
+}
+
 // Whether a column sum is one of interleaved columns, which
 // interleaved_column_sum.cu reads as one run of 16-byte vectors: at most 32
 // columns whose rows lie back to back (one reduced dim, of stride `columns`),
 // each of the `spans` outer indices' rows at least 256 vectors (a vector a
 // thread of one block: shorter spans would leave its blocks idle, where the
 // band kernels spread many outer indices over bands; not timed against
-// them), at most 65,535 spans (gridDim.y), and elements whose accumulators,
-// one per element of a vector, fit 32 bytes (4- and 8-byte types and 16-bit
-// floats; int16 and 1-byte types would take 64 and 128). layout.cpp sends
-// such sums of 2 and 3 columns to the column class for it.
-// The accumulator rule alone, which the kernel file also checks for its
-// element type.
-constexpr bool interleaved_accumulators_fit(int64_t element_size, bool integral) {
-  const int64_t accumulator_bytes = integral || element_size == 8 ? 8 : 4;
-  return 16 / element_size * accumulator_bytes <= 32;
-}
-
+// them), at most 65,535 spans (gridDim.y), and elements whose accumulators
+// fit (interleaved_accumulators_fit). layout.cpp sends such sums of 2 and 3
+// columns to the column class for it.
 inline bool interleaves_columns(int64_t element_size, bool integral, int64_t columns,
                                 const StridedIndex& reduced, int64_t spans) {
   return interleaved_accumulators_fit(element_size, integral) && columns <= 32 && spans <= 65535 &&
