@@ -13,7 +13,8 @@
 #   patch:F        git apply F (a path from the repository root); unpatch:F reverts it
 #   env:K=V        export K=V for the steps after it
 #   tests          the GPU suite without the sanitizer cases; sanitizer: those cases
-#   pytest:ARGS    pytest with ARGS ('+' for spaces)
+#   pytest:ARGS    pytest with ARGS ('+' for spaces, '~' for a space inside one
+#                  argument: pytest:tests+-k+a~or~b)
 #   run:N:ARGS     python -m benchmarks ARGS ('+' for spaces, '~' for a space inside
 #                  one argument); results in $RUNS/N/, its log in $RUNS/N.log
 #   tar            $RUNS as $OUT/runs.tgz
@@ -57,7 +58,10 @@ for step in "$@"; do
     env:*) export "${step#env:}" ;;
     tests) python -m pytest tests -q -m "not sanitizer" -p no:cacheprovider 2>&1 | tail -15 ;;
     sanitizer) python -m pytest tests -q -m sanitizer -p no:cacheprovider 2>&1 | tail -15 ;;
-    pytest:*) args=${step#pytest:}; python -m pytest -q -p no:cacheprovider ${args//+/ } 2>&1 | tail -15 ;;
+    pytest:*)
+      args=${step#pytest:}; read -ra argv <<< "${args//+/ }"
+      argv=("${argv[@]//\~/ }")
+      python -m pytest -q -p no:cacheprovider "${argv[@]}" 2>&1 | tail -15 ;;
     run:*)
       rest=${step#run:}; name=${rest%%:*}; args=${rest#*:}
       read -ra argv <<< "${args//+/ }"
