@@ -44,6 +44,12 @@ touch_changed_sources() {
   done < <(find csrc -name '*.cu' -o -name '*.cuh' -o -name '*.h' -o -name '*.cpp')
 }
 
+# argv = a step's ARGS: '+' between arguments, '~' for a space inside one.
+split_step_args() {
+  read -ra argv <<< "${1//+/ }"
+  argv=("${argv[@]//\~/ }")
+}
+
 for step in "$@"; do
   echo "== [$((SECONDS - start)) s] $step"
   case "$step" in
@@ -59,13 +65,10 @@ for step in "$@"; do
     tests) python -m pytest tests -q -m "not sanitizer" -p no:cacheprovider 2>&1 | tail -15 ;;
     sanitizer) python -m pytest tests -q -m sanitizer -p no:cacheprovider 2>&1 | tail -15 ;;
     pytest:*)
-      args=${step#pytest:}; read -ra argv <<< "${args//+/ }"
-      argv=("${argv[@]//\~/ }")
+      split_step_args "${step#pytest:}"
       python -m pytest -q -p no:cacheprovider "${argv[@]}" 2>&1 | tail -15 ;;
     run:*)
-      rest=${step#run:}; name=${rest%%:*}; args=${rest#*:}
-      read -ra argv <<< "${args//+/ }"
-      argv=("${argv[@]//\~/ }")
+      rest=${step#run:}; name=${rest%%:*}; split_step_args "${rest#*:}"
       python -m benchmarks "${argv[@]}" --no-plot --out "$RUNS/$name" > "$RUNS/$name.log" 2>&1 ||
         tail -20 "$RUNS/$name.log" ;;
     tar) tar -czf "$OUT/runs.tgz" -C "$(dirname "$RUNS")" "$(basename "$RUNS")" ;;
