@@ -216,6 +216,17 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "2000x66 float32, 1 element in": shaped_ending_at_allocation_end(
             (2000, 66), torch.float32, 1
         ),
+        # Rows off the vector boundaries read as vectors from each row's boundary and
+        # shifted into place, to the allocation's last element: a phase a row over
+        # 16 bands, and int16 in narrow bands (several row lanes a warp) of 64 outer
+        # indices; and a column a thread, for a few bands of few rows.
+        "1024x4095 bfloat16, 3 elements in": shaped_ending_at_allocation_end(
+            (1024, 4095), torch.bfloat16, 3
+        ),
+        "64x2001x33 int16": shaped_ending_at_allocation_end((64, 2001, 33), torch.int16, 0),
+        "300x1001 bfloat16, 3 elements in": shaped_ending_at_allocation_end(
+            (300, 1001), torch.bfloat16, 3
+        ),
         # A few interleaved columns read as one run of vectors, from a scalar head to
         # the allocation's last element: one span of many splits, and three spans.
         "40000x5 bfloat16, 1 element in": shaped_ending_at_allocation_end(
@@ -305,6 +316,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         result = SUM_V7.dim_IntList(x, [1])
         stream.synchronize()
         check(result, x, "sum_v7 dims=[1] of a few rows on an external stream", dim=[1])
+        x = tensors["1024x4095 bfloat16, 3 elements in"]
+        result = SUM_V7.dim_IntList(x, [0])
+        stream.synchronize()
+        check(result, x, "sum_v7 dims=[0] off the boundaries on an external stream", dim=[0])
 
 
 def run_graph_part() -> None:

@@ -384,9 +384,10 @@ def test_cuda_graph_replays_see_new_data(shape, dim, seed):
         assert torch.equal(static_output, SUM_V7(fresh, dim)), "graph and eager differ"
 
 
-# Sums over outer dims (the column class): vector loads (aligned rows) and scalar
-# ones (odd widths, a misaligned start), one band of columns or many, split over
-# the rows or not, and the channels_last H x W sum.
+# Sums over outer dims (the column class): vector loads (aligned rows, and rows
+# off the vector boundaries over one reduced dim) and scalar ones (off-boundary rows
+# over several reduced dims), one band of columns or many, split over the rows or
+# not, and the channels_last H x W sum.
 COLUMN_CASES = [
     ("2000x64 float32", (2000, 64), torch.float32, [0], lambda x: x),
     ("3000x520 float32", (3000, 520), torch.float32, [0], lambda x: x),
@@ -418,6 +419,12 @@ COLUMN_CASES = [
     ("100x2048x64 float16", (100, 2048, 64), torch.float16, [1], lambda x: x),
     ("100x2048x64 int16", (100, 2048, 64), torch.int16, [1], lambda x: x),
     ("100x2048x63 float32, sliced", (100, 2048, 64), torch.float32, [1], lambda x: x[..., :63]),
+    # Rows off the vector boundaries, read as the vectors from each row's boundary
+    # and shifted into place: an odd vocabulary (a phase a row, many bands), a
+    # first column sliced off (one phase), several outer indices of odd rows.
+    ("300x50257 bfloat16", (300, 50257), torch.bfloat16, [0], lambda x: x),
+    ("2048x4096 float32, from column 1", (2048, 4096), torch.float32, [0], lambda x: x[:, 1:]),
+    ("3x2001x1001 float16", (3, 2001, 1001), torch.float16, [1], lambda x: x),
     # Many splits per band (several rounds of the finish's loads), and a band
     # one vector wide (256 split lanes over fewer splits).
     ("8192x256 float32", (8192, 256), torch.float32, [0], lambda x: x),
@@ -553,6 +560,48 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]
     assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("element_offset", "gap"),
+    [(0, 0), (1, 0), (3, 1), (0, 7)],
+    ids=["aligned start", "an element in", "3 in, gaps of 1", "gaps of 7"],
+)
+@pytest.mark.parametrize(("rows", "outer"), [(5, 1), (3001, 1), (1000, 3), (500, 64)], ids=str)
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        torch.float32,
+        torch.float64,
+        torch.float16,
+        torch.bfloat16,
+        torch.int32,
+        torch.int64,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("columns", [4, 5, 17, 63, 260, 1001])
+def test_off_boundary_column_sums(columns, dtype, rows, outer, element_offset, gap, seed):
+    """Column sums whose rows start off the vector boundaries, over one reduced dim:
+    C not a multiple of a vector, rows that start an element or three in, gaps
+    between rows (a phase a row where the row stride is not a multiple of a
+    vector), bands of a few lanes (several row lanes a warp) to many bands, one
+    split or many, several outer indices. Shifted vectors (column_sum.cu's
+    OffBoundaryBandRows) where they fill enough of a wave of blocks (many outer
+    indices, long columns), a column a thread elsewhere. Each view ends where its
+    storage ends, so a vector read past the span would read past the allocation's
+    data."""
+    stride = columns + gap
+    numel = outer * rows * stride
+    storage = random_tensor(numel + element_offset, dtype, "cuda")
+    x = storage[element_offset:].view(outer, rows, stride)[..., :columns]
+    assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
+    assert_matches_torch(SUM_V7(x[0], [0]), x[0], [0], False, message=f"seed={seed}")
 
 
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per

@@ -837,3 +837,26 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
     assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("shape", "dtype", "view", "dims", "kernel"),
+    [
+        ((2048, 1001), torch.float32, lambda x: x, [0], ", 4, true>"),
+        ((2048, 4096), torch.bfloat16, lambda x: x[:, 1:], [0], ", 8, true>"),
+        ((2048, 4096), torch.float32, lambda x: x, [0], ", 4, false>"),
+        ((8, 64, 129), torch.float32, lambda x: x[:, :60], [0, 1], ", 1, false>"),
+    ],
+    ids=["odd columns", "from column 1", "aligned", "two reduced dims"],
+)
+def test_off_boundary_column_sums_read_vectors(shape, dtype, view, dims, kernel, seed, tmp_path):
+    """Column sums whose rows start off the vector boundaries read 16-byte vectors
+    shifted into place (column_sum.cu's band kernels with kOffBoundary) where one
+    reduced dim holds the rows; over two reduced dims, a column a thread. Aligned
+    rows keep the plain vector kernels."""
+    x = view(random_shaped(shape, dtype, "cuda"))
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
+    assert len(launched) == 1 and "column_" in launched[0][0], launched
+    assert kernel in launched[0][0], launched
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")

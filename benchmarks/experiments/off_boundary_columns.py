@@ -35,7 +35,7 @@ from benchmarks.runner import check_call
 from benchmarks.scenarios.common import rotating_calls
 from benchmarks.timing import graphs
 
-F32, BF16, F16 = torch.float32, torch.bfloat16, torch.float16
+F32, BF16, F16, I16 = torch.float32, torch.bfloat16, torch.float16, torch.int16
 SETTINGS = Settings(eager_min_run_time=0.0, replays=10, max_calls=8192)
 
 
@@ -66,6 +66,14 @@ CASES = [
     ("8192x4096[:, 4:]", (8192, 4096), F32, lambda s: columns_from(4), (0,)),
     ("100x2048x64[..., :63]", (100, 2048, 64), F32, lambda s: last_dim_to(63), (0, 1)),
     ("100x2048x64[..., :60]", (100, 2048, 64), F32, lambda s: last_dim_to(60), (0, 1)),
+    ("3001x66", (3001, 66), F32, full, (0,)),
+    ("3001x64", (3001, 64), F32, full, (0,)),
+    ("2000x1001", (2000, 1001), BF16, full, (0,)),
+    ("2000x1000", (2000, 1000), BF16, full, (0,)),
+    ("2001x33", (2001, 33), I16, full, (0,)),
+    ("2001x32", (2001, 32), I16, full, (0,)),
+    ("4096x4095", (4096, 4095), F32, full, (0,)),
+    ("4096x4096", (4096, 4096), F32, full, (0,)),
 ]
 
 

@@ -1,5 +1,6 @@
-"""dims: sums over dims on the shapes models use (issue 13's list, and a batch of
-3-column bfloat16 rows: interleaved columns off the vector boundaries)."""
+"""dims: sums over dims on the shapes models use (issue 13's list; a batch of
+3-column bfloat16 rows: interleaved columns off the vector boundaries; and a bias
+gradient over GPT-2's odd vocabulary: wide rows off the vector boundaries)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ SHAPES = [
     ((64, 1024, 64), F32, (1,), False),
     ((1024, 1024), I32, (0,), False),
     ((8, 2**20, 3), BF16, (1,), False),
+    ((2048, 50257), BF16, (0,), False),
 ]
 
 

@@ -8,9 +8,13 @@
 // laid out as in the main pass: vectors of partials, split lanes in place of
 // row lanes. On Hopper and newer, a band whose splits fit in one
 // thread-block cluster finishes in the cluster instead (column_cluster_kernel).
-// Covers sums over a batch, over H x W of a channels_last activation, over
-// the middle dim of a 3-D tensor. Rows of a few columns that lie back to back
-// off the vector boundaries go to interleaved_column_sum.cu instead.
+// Rows whose bands start off the vector boundaries (an odd number of 16-bit
+// columns, a slice that drops a first column) read the same vectors from the
+// boundary before each row's band and shift them into place
+// (OffBoundaryBandRows). Covers sums over a batch, over H x W of a
+// channels_last activation, over the middle dim of a 3-D tensor, a Linear
+// layer's bias gradient. Rows of a few columns that lie back to back off the
+// vector boundaries go to interleaved_column_sum.cu instead.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -34,6 +38,11 @@ constexpr int kMinColumnLanesLog2 = 3;  // the narrowest band a small sum takes:
 // Strided offsets need more than 32 registers; 64 leaves half the threads
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
+// Off-boundary bands (OffBoundaryBandRows) hold two vectors a row in flight
+// and the shuffles' words: at 64 registers their 16-bit and int16 kernels
+// spilled (sm_90), at 80 none; 3 blocks an SM still keep 48 KB a
+// multiprocessor in flight.
+constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
 // A thread's rows per split are at least this many: one round of loads. Small
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
@@ -46,8 +55,8 @@ constexpr int64_t kMaxClusterRowsPerThread = 4 * kUnroll;
 // each thread this many at most.
 constexpr int64_t kMaxPartialsPerThread = 32;
 
-// Columns per thread when the layout allows vector loads: 16 bytes, or 8
-// columns of 1-byte types (their 64-bit accumulators would not fit more).
+// Columns per thread: 16 bytes, or 8 columns of 1-byte types (their 64-bit
+// accumulators would not fit more).
 template <typename T>
 constexpr int kVectorColumns = kVectorBytes / sizeof(T) < 8 ? kVectorBytes / sizeof(T) : 8;
 
@@ -59,6 +68,191 @@ __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* addr
     return load_streaming(reinterpret_cast<const Vector<T>*>(address));
   } else {
     return *reinterpret_cast<const AlignedVector<T, kColumns>*>(address);
+  }
+}
+
+// How a thread reads its column vector of a row, in two steps: fetch(row
+// offset) issues the loads, settle(fetched) turns what they brought into the
+// thread's kColumns columns, so that a batch of rows has all its loads in
+// flight before the first settles.
+//
+// Rows whose bands all start on a vector boundary (rows_are_vector_aligned):
+// the thread's vector is its columns.
+template <typename InT, int kColumns>
+struct AlignedBandRows {
+  using Columns = AlignedVector<InT, kColumns>;
+  static constexpr bool kMayLeaveSpan = false;
+  const InT* columns;  // the thread's first column in the reduced index's row 0
+
+  __device__ __forceinline__ Columns fetch(int64_t row_offset) const {
+    return load_columns<InT, kColumns>(columns + row_offset);
+  }
+  __device__ __forceinline__ Columns settle(const Columns& fetched) const { return fetched; }
+};
+
+// Rows whose bands start anywhere (an odd number of 16-bit columns, a slice
+// that drops a first column, rows with gaps; each row's own phase): lane j
+// loads the j-th vector from the boundary at or before the row's band, the
+// band's last lane the one after its own too, and each lane shifts its
+// vector and the next lane's (a shuffle) by the row's phase, the band's
+// distance from that boundary, which leaves the lane its own kColumns
+// columns, as the aligned rows give them. So a band reads a vector more a row
+// than its columns fill, and the finish is the aligned rows' finish. Every
+// lane of a band must fetch and settle the same rows (the shuffle), those
+// past the last column included: they load only vectors the lane before
+// them needs. The column band kernel read such rows one element a thread a
+// row (4 elements in flight a thread): bf16 2048x50257 dim=0 in 105.0
+// us against 50.65 for 2048x50256 (benchmarks/NOTES.md, session 58). A
+// vector that reaches past the elements the rows span, [0, span_end), loads
+// element by element within them, so no byte outside the view's span is read.
+template <typename InT, int kColumns>
+struct OffBoundaryBandRows {
+  using Columns = AlignedVector<InT, kColumns>;
+  static constexpr bool kMayLeaveSpan = true;
+  static constexpr int kWords = int(sizeof(Columns) / sizeof(uint32_t));
+  static_assert(sizeof(Columns) % sizeof(uint32_t) == 0);
+
+  // The loaded vectors as words: merged with zeros where a lane loads
+  // nothing, vectors of 16-bit elements spilled 16 bits at a time (sm_90).
+  struct Words {
+    uint32_t words[kWords];
+  };
+  struct Fetched {
+    Words own;
+    Words next;  // the band's last lane's second vector
+    int phase;
+  };
+
+  const InT* input;
+  int64_t band_start;  // the band's first column in the reduced index's row 0
+  int64_t span_end;
+  int input_phase;   // input's distance from its vector boundary, in elements
+  int band_columns;  // the band's columns that the rows hold, at most its width
+  int lane;
+  int lanes;  // a power of two up to a warp
+  unsigned lane_mask;
+
+  __device__ OffBoundaryBandRows(const InT* input, int64_t band_start, int64_t span_end,
+                                 int64_t columns_left, int column_lanes)
+      : input(input),
+        band_start(band_start),
+        span_end(span_end),
+        input_phase(int(reinterpret_cast<uintptr_t>(input) % sizeof(Columns) / sizeof(InT))),
+        band_columns(int(std::min<int64_t>(columns_left, int64_t(column_lanes) * kColumns))),
+        lane(int(threadIdx.x) & (column_lanes - 1)),
+        lanes(column_lanes),
+        lane_mask(column_lanes == kWarpSize
+                      ? 0xffffffffu
+                      : ((1u << column_lanes) - 1)
+                            << (threadIdx.x % kWarpSize & ~(column_lanes - 1))) {}
+
+  // Where row `row_offset`'s band starts from a vector boundary, and how far
+  // from it the band reaches.
+  struct RowReach {
+    int64_t boundary;
+    int phase;
+    int reach;
+  };
+
+  __device__ __forceinline__ RowReach reach_of(int64_t row_offset) const {
+    const int64_t start = band_start + row_offset;
+    const int phase = (input_phase + int(start & (kColumns - 1))) & (kColumns - 1);
+    return {start - phase, phase, phase + band_columns};
+  }
+
+  // Whether the vectors that fetch loads for the rows from offset `first` to
+  // offset `last` lie in [0, span_end).
+  __device__ __forceinline__ bool within_span(int64_t first, int64_t last) const {
+    const RowReach first_row = reach_of(first);
+    const RowReach last_row = reach_of(last);
+    return first_row.boundary >= 0 &&
+           last_row.boundary + ((last_row.reach + kColumns - 1) & -kColumns) <= span_end;
+  }
+
+  // The vectors of row `row_offset`, where within_span holds. Lanes load
+  // only what the band needs: lanes past its columns nothing, the last lane
+  // its second vector only where the band reaches into it.
+  __device__ __forceinline__ Fetched fetch(int64_t row_offset) const {
+    const RowReach row = reach_of(row_offset);
+    Fetched fetched{};
+    fetched.phase = row.phase;
+    const int own = lane * kColumns;
+    if (own < row.reach) fetched.own = load_words(row.boundary + own);
+    if (lane == lanes - 1 && own + kColumns < row.reach) {
+      fetched.next = load_words(row.boundary + own + kColumns);
+    }
+    return fetched;
+  }
+
+  __device__ __forceinline__ Words load_words(int64_t offset) const {
+    const Columns vector = load_columns<InT, kColumns>(input + offset);
+    Words words;
+    memcpy(&words, &vector, sizeof(Words));
+    return words;
+  }
+
+  // fetch's elements, one at a time, only those in [0, span_end): for the
+  // rows at the span's two ends, whose vectors may reach out of it.
+  __device__ __forceinline__ Fetched fetch_within_span(int64_t row_offset) const {
+    const RowReach row = reach_of(row_offset);
+    Fetched fetched{};
+    fetched.phase = row.phase;
+    const int64_t own = row.boundary + lane * kColumns;
+    Columns vectors[2] = {};
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) {
+      if (own + c >= 0 && own + c < span_end) vectors[0].values[c] = input[own + c];
+      if (lane == lanes - 1 && own + kColumns + c < span_end) {
+        vectors[1].values[c] = input[own + kColumns + c];
+      }
+    }
+    memcpy(&fetched.own, &vectors[0], sizeof(Words));
+    memcpy(&fetched.next, &vectors[1], sizeof(Words));
+    return fetched;
+  }
+
+  __device__ __forceinline__ Columns settle(const Fetched& fetched) const {
+    uint32_t words[2 * kWords];
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      words[w] = fetched.own.words[w];
+      words[kWords + w] = fetched.next.words[w];
+    }
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      const uint32_t next_lanes = __shfl_down_sync(lane_mask, words[w], 1, lanes);
+      if (lane != lanes - 1) words[kWords + w] = next_lanes;
+    }
+    // The pair's bytes from the phase on: whole words (a select per word and
+    // bit of the word count), then a funnel shift.
+    const int shift_bytes = fetched.phase * int(sizeof(InT));
+    const int shift_words = shift_bytes / int(sizeof(uint32_t));
+    const int shift_bits = 8 * (shift_bytes % int(sizeof(uint32_t)));
+#pragma unroll
+    for (int step = kWords / 2; step > 0; step /= 2) {
+      const bool take = (shift_words & step) != 0;
+#pragma unroll
+      for (int w = 0; w + step < 2 * kWords; ++w) words[w] = take ? words[w + step] : words[w];
+    }
+    uint32_t shifted[kWords];
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      shifted[w] = __funnelshift_r(words[w], words[w + 1], shift_bits);
+    }
+    Columns columns;
+    memcpy(&columns, shifted, sizeof(Columns));
+    return columns;
+  }
+};
+
+// The first `count` of a thread's kColumns column sums (fewer where the
+// columns end inside its vector).
+template <int kColumns, typename AccT, typename OutT>
+__device__ __forceinline__ void store_columns(OutT* out, const AccT (&sums)[kColumns],
+                                              int64_t count) {
+#pragma unroll
+  for (int c = 0; c < kColumns; ++c) {
+    if (c < count) out[c] = static_cast<OutT>(sums[c]);
   }
 }
 
@@ -179,46 +373,65 @@ __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int
     }
   }
   sum_across_lanes(sums, scratch, column_lanes);
-  if (split_lane == 0 && column < columns) {
-#pragma unroll
-    for (int c = 0; c < kColumns; ++c) result_band[column + c] = static_cast<OutT>(sums[c]);
-  }
+  if (split_lane == 0 && column < columns)
+    store_columns(result_band + column, sums, columns - column);
 }
 
-// sums[c] += the row_lanes-th rows of column vector `base` from first_row up to
-// row_end, kUnroll loads in flight; row_offset(r) is row r's element offset.
-template <typename InT, int kColumns, typename AccT, typename RowOffset>
-__device__ __forceinline__ void sum_rows(const InT* base, int64_t first_row, int64_t row_end,
+// Fetches rows r, r + row_lanes, ... kCount of them, with kClamp each
+// clamped to last_row (where it is a row again, the caller adds nothing for
+// it): all of a batch's loads issue before the first settles. A batch that
+// may reach out of the span (OffBoundaryBandRows: its first or last row,
+// whose offsets bound the others', one reduced dim of a stride never
+// negative) loads element by element instead.
+template <bool kClamp, int kCount, typename BandRows, typename RowOffset, typename Fetched>
+__device__ __forceinline__ void fetch_rows(const BandRows& rows, int64_t r, int64_t last_row,
+                                           int row_lanes, const RowOffset& row_offset,
+                                           Fetched (&batch)[kCount]) {
+  const auto offset = [&](int u) {
+    return row_offset(kClamp ? std::min(r + u * row_lanes, last_row) : r + u * row_lanes);
+  };
+  if constexpr (BandRows::kMayLeaveSpan) {
+    if (!rows.within_span(offset(0), offset(kCount - 1))) {
+#pragma unroll
+      for (int u = 0; u < kCount; ++u) batch[u] = rows.fetch_within_span(offset(u));
+      return;
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kCount; ++u) batch[u] = rows.fetch(offset(u));
+}
+
+// sums[c] += the row_lanes-th rows from first_row up to row_end, as `rows`
+// reads them (AlignedBandRows, OffBoundaryBandRows), kUnroll rows' loads in
+// flight; row_offset(r) is row r's element offset.
+template <int kColumns, typename AccT, typename BandRows, typename RowOffset>
+__device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row, int64_t row_end,
                                          int row_lanes, const RowOffset& row_offset,
                                          AccT (&sums)[kColumns]) {
+  using Fetched = decltype(rows.fetch(0));
   int64_t r = first_row;
   for (; r + (kUnroll - 1) * row_lanes < row_end; r += kUnroll * row_lanes) {
-    AlignedVector<InT, kColumns> batch[kUnroll];
+    Fetched batch[kUnroll];
+    fetch_rows<false>(rows, r, row_end - 1, row_lanes, row_offset, batch);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      batch[u] = load_columns<InT, kColumns>(base + row_offset(r + u * row_lanes));
-    }
+      const auto columns = rows.settle(batch[u]);
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-#pragma unroll
-      for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(batch[u].values[c]);
+      for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(columns.values[c]);
     }
   }
   // The last rows, fewer than kUnroll: one round of loads, not a latency
   // each (fp32 64x1024x64 dim=1 on an H100, 9.2 to 9.0 us). A missing row
   // loads the last row again and adds nothing.
   if (r < row_end) {
-    AlignedVector<InT, kColumns> batch[kUnroll - 1];
+    Fetched batch[kUnroll - 1];
+    fetch_rows<true>(rows, r, row_end - 1, row_lanes, row_offset, batch);
 #pragma unroll
     for (int u = 0; u < kUnroll - 1; ++u) {
-      const int64_t row = std::min(r + u * row_lanes, row_end - 1);
-      batch[u] = load_columns<InT, kColumns>(base + row_offset(row));
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll - 1; ++u) {
+      const auto columns = rows.settle(batch[u]);
       if (r + u * row_lanes < row_end) {
 #pragma unroll
-        for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(batch[u].values[c]);
+        for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(columns.values[c]);
       }
     }
   }
@@ -227,27 +440,55 @@ __device__ __forceinline__ void sum_rows(const InT* base, int64_t first_row, int
 // sum_rows over the rows of `reduced` from first_row: with one coalesced
 // reduced dim (almost every model's layout), a multiply per row instead of
 // the general offset's chain of divisions.
-template <typename InT, int kColumns, typename AccT>
-__device__ __forceinline__ void sum_reduced_rows(const InT* base, int64_t first_row,
+template <int kColumns, typename AccT, typename BandRows>
+__device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t first_row,
                                                  int64_t row_end, int row_lanes,
                                                  const StridedIndex& reduced,
                                                  AccT (&sums)[kColumns]) {
   if (reduced.ndim == 1) {
     const int64_t row_stride = reduced.strides[0];
     sum_rows(
-        base, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
+        rows, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
         sums);
-  } else {
+  } else if constexpr (!BandRows::kMayLeaveSpan) {  // off-boundary bands have one reduced dim
     sum_rows(
-        base, first_row, row_end, row_lanes, [&reduced](int64_t r) { return reduced.offset(r); },
+        rows, first_row, row_end, row_lanes, [&reduced](int64_t r) { return reduced.offset(r); },
         sums);
   }
 }
 
-template <typename InT, typename OutT, int kColumns>
-__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    column_sum_kernel(ColumnProblem<InT, OutT> problem, BandShape shape, EvenSplits row_splits,
-                      acc_t<InT>* partials, unsigned int* counters) {
+// A band's column sums from this thread's row lane: its rows from first_row
+// up to row_end, every row_lanes-th (sum_reduced_rows). Aligned bands read
+// only where the thread has columns; off-boundary ones in every lane, whose
+// shuffles need the whole band (OffBoundaryBandRows).
+template <bool kOffBoundary, int kColumns, typename InT, typename OutT, typename AccT>
+__device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& problem,
+                                              int64_t span_end, int64_t band_start,
+                                              int64_t band_column, int column_lanes,
+                                              int64_t first_row, int64_t row_end, int row_lanes,
+                                              AccT (&sums)[kColumns]) {
+  if constexpr (kOffBoundary) {
+    const OffBoundaryBandRows<InT, kColumns> rows(
+        problem.input, band_start, span_end, problem.inner_outputs - band_column, column_lanes);
+    sum_reduced_rows(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+  } else {
+    const int lane_column = (int(threadIdx.x) & (column_lanes - 1)) * kColumns;
+    if (band_column + lane_column < problem.inner_outputs) {
+      const AlignedBandRows<InT, kColumns> rows{problem.input + band_start + lane_column};
+      sum_reduced_rows(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+    }
+  }
+}
+
+// span_end: one past the last element offset any row reaches (off-boundary
+// reads stay below it).
+template <bool kOffBoundary>
+constexpr int kBandRegisters = kOffBoundary ? kOffBoundaryRegisters : kRegisters;
+
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary>
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
+    column_sum_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
+                      EvenSplits row_splits, acc_t<InT>* partials, unsigned int* counters) {
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
   const int column_lanes = 1 << shape.column_lanes_log2;
@@ -266,17 +507,15 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     AccT sums[kColumns];
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
-    if (has_column) {
-      sum_reduced_rows(problem.input + problem.outer.offset(outer) + column, first_row + row_lane,
-                       row_end, row_lanes, problem.reduced, sums);
-    }
+    sum_band_rows<kOffBoundary>(problem, span_end, problem.outer.offset(outer) + band_column,
+                                band_column, column_lanes, first_row + row_lane, row_end, row_lanes,
+                                sums);
     // Row lane 0 ends with the block's sums.
     sum_across_lanes(sums, lane_sums, column_lanes);
     if (row_lane == 0 && has_column) {
       if (splits == 1) {
-        OutT* out = problem.result + outer * problem.inner_outputs + column;
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) out[c] = static_cast<OutT>(sums[c]);
+        store_columns(problem.result + outer * problem.inner_outputs + column, sums,
+                      kOffBoundary ? problem.inner_outputs - column : kColumns);
       } else {
         AccT* slot = partials + (band * splits + blockIdx.y) * band_width + column_lane * kColumns;
 #pragma unroll
@@ -308,9 +547,9 @@ constexpr int kColumnClusterBlocks = kPortableClusterBlocks;
 // MEMBAR.ALL.GPU in the SASS. A block per band and split; a band's cluster
 // spans gridDim.y, so a block's rank is blockIdx.y. The main pass is
 // column_sum_kernel's for one band.
-template <typename InT, typename OutT, int kColumns>
-__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>())
-    column_cluster_kernel(ColumnProblem<InT, OutT> problem, BandShape shape,
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary>
+__global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
+    column_cluster_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
                           EvenSplits row_splits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
@@ -329,11 +568,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
   AccT sums[kColumns];
 #pragma unroll
   for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
-  if (has_column) {
-    sum_reduced_rows(problem.input + problem.outer.offset(outer) + column,
-                     row_splits.first(blockIdx.y) + row_lane, row_splits.first(blockIdx.y + 1),
-                     row_lanes, problem.reduced, sums);
-  }
+  sum_band_rows<kOffBoundary>(problem, span_end, problem.outer.offset(outer) + band_column,
+                              band_column, column_lanes, row_splits.first(blockIdx.y) + row_lane,
+                              row_splits.first(blockIdx.y + 1), row_lanes, sums);
   sum_across_lanes(sums, lane_sums, column_lanes);  // row lane 0 ends with them
   gather.wait_until_open();
   if (row_lane != 0) return;
@@ -350,9 +587,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     for (int c = 0; c < kColumns; ++c) sums[c] += gather.values[split][offset + c];
   }
   if (has_column) {
-    OutT* out = problem.result + outer * problem.inner_outputs + column;
-#pragma unroll
-    for (int c = 0; c < kColumns; ++c) out[c] = static_cast<OutT>(sums[c]);
+    store_columns(problem.result + outer * problem.inner_outputs + column, sums,
+                  kOffBoundary ? problem.inner_outputs - column : kColumns);
   }
 #elif defined(__CUDA_ARCH__)
   __trap();  // launched only where the device supports clusters
@@ -400,24 +636,48 @@ Bands bands_of(const ColumnProblem<InT, OutT>& problem, int column_lanes_log2) {
           kBlock >> column_lanes_log2, width, count};
 }
 
-template <typename InT, typename OutT, int kColumns>
-void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
-                  const LaunchContext& context) {
-  using AccT = acc_t<InT>;
-  constexpr auto kernel = column_sum_kernel<InT, OutT, kColumns>;
+// The widest bands over `problem`'s columns: as many column lanes as the
+// columns fill, up to a warp.
+template <int kColumns, typename InT, typename OutT>
+Bands widest_bands(const ColumnProblem<InT, OutT>& problem) {
   const int64_t vector_columns = ceil_div(problem.inner_outputs, kColumns);
   int column_lanes_log2 = 0;
   while ((1 << column_lanes_log2) < kMaxColumnLanes &&
          (int64_t(1) << column_lanes_log2) < vector_columns) {
     ++column_lanes_log2;
   }
-  Bands bands = bands_of<kColumns>(problem, column_lanes_log2);
+  return bands_of<kColumns>(problem, column_lanes_log2);
+}
+
+// How many splits a band of `bands` takes: as many as fill a wave of `wave`
+// blocks, but each thread a round of loads at least, and no more than the
+// last block of a band reads kMaxPartialsPerThread partials a thread.
+int64_t band_splits(const Bands& bands, int64_t rows, int64_t wave) {
+  return split_count(bands.count,
+                     std::max<int64_t>(1, rows / (bands.row_lanes * kMinRowsPerThread)), wave,
+                     kMaxPartialsPerThread * kBlock / bands.width);
+}
+
+// The largest element offset of `index` (strides are never negative).
+int64_t last_offset(const StridedIndex& index) {
+  int64_t last = 0;
+  for (int d = 0; d < index.ndim; ++d) last += (index.sizes[d] - 1) * index.strides[d];
+  return last;
+}
+
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
+void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                  const LaunchContext& context) {
+  using AccT = acc_t<InT>;
+  constexpr auto kernel = column_sum_kernel<InT, OutT, kColumns, kOffBoundary>;
+  const int64_t span_end =
+      last_offset(problem.outer) + last_offset(problem.reduced) + problem.inner_outputs;
+  Bands bands = widest_bands<kColumns>(problem);
+  int column_lanes_log2 = bands.shape.column_lanes_log2;
   const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const int64_t rows = problem.reduced.numel();
-  int64_t splits =
-      split_count(bands.count, std::max<int64_t>(1, rows / (bands.row_lanes * kMinRowsPerThread)),
-                  wave, kMaxPartialsPerThread * kBlock / bands.width);
-  constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns>;
+  int64_t splits = band_splits(bands, rows, wave);
+  constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns, kOffBoundary>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
   // A small sum (a few rounds of loads a thread) of more splits than a
@@ -480,14 +740,14 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
     const dim3 grid(static_cast<unsigned>(bands.count),
                     static_cast<unsigned>(splits));  // a cluster a band
     return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,
-                                       bands.shape, EvenSplits(rows, splits));
+                                       span_end, bands.shape, EvenSplits(rows, splits));
   }
   AccT* partials = splits > 1 ? finish.partials_for(bands.count * splits * bands.width) : nullptr;
   unsigned int* counters =
       splits > 1 && bands.count <= finish.counter_count ? finish.counter : nullptr;
   const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(problem, bands.shape, EvenSplits(rows, splits),
-                                              partials, counters);
+  kernel<<<grid, kBlock, 0, context.stream>>>(problem, span_end, bands.shape,
+                                              EvenSplits(rows, splits), partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
     column_partials_kernel<kColumns, AccT, OutT><<<bands.count, kBlock, 0, context.stream>>>(
@@ -496,7 +756,9 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   }
 }
 
-// Vector loads need every row of every band to start on a vector boundary.
+// Whether every row of every band starts on a vector boundary: the bands'
+// vectors are then their columns (AlignedBandRows); other rows shift theirs
+// into place (OffBoundaryBandRows).
 template <typename InT, typename OutT>
 bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
   constexpr int kColumns = kVectorColumns<InT>;
@@ -517,12 +779,38 @@ bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
 template <typename InT, typename OutT>
 void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                        const LaunchContext& context) {
+  constexpr int kColumns = kVectorColumns<InT>;
   if (rows_are_vector_aligned(problem)) {
-    return launch_bands<InT, OutT, kVectorColumns<InT>>(problem, finish, context);
+    return launch_bands<InT, OutT, kColumns>(problem, finish, context);
   }
   if (interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
                           problem.reduced, problem.outer.numel())) {
     return launch_interleaved_column_sum(problem, finish, context);
+  }
+  // Off-boundary vectors over one reduced dim (fetch_rows bounds a batch by
+  // its first and last rows; a general offset's divisions beside the second
+  // vector spilled, sm_90), else a column a thread. Vectors where they fill
+  // at least half the share of a wave of their blocks that a column a thread
+  // fills of its own: narrow bands split into fewer blocks (their finish
+  // reads a band's partials), and 204,800 rows of 63 fp32 columns took 32.1
+  // us in one band of vectors (128 blocks, a third of their wave), 24.3 in
+  // two bands of a column a thread (512 blocks, all of theirs; H200,
+  // benchmarks/NOTES.md, session 58).
+  if (problem.reduced.ndim == 1) {
+    const int64_t rows = problem.reduced.numel();
+    const Bands vectors = widest_bands<kColumns>(problem);
+    const Bands scalars = widest_bands<1>(problem);
+    const int64_t vector_wave = one_wave<column_sum_kernel<InT, OutT, kColumns, true>>(
+        kBlock, context.device, context.sm_count);
+    const int64_t scalar_wave =
+        one_wave<column_sum_kernel<InT, OutT, 1, false>>(kBlock, context.device, context.sm_count);
+    const int64_t vector_blocks =
+        std::min(vector_wave, vectors.count * band_splits(vectors, rows, vector_wave));
+    const int64_t scalar_blocks =
+        std::min(scalar_wave, scalars.count * band_splits(scalars, rows, scalar_wave));
+    if (2 * vector_blocks * scalar_wave >= scalar_blocks * vector_wave) {
+      return launch_bands<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, finish, context);
+    }
   }
   launch_bands<InT, OutT, 1>(problem, finish, context);
 }
