@@ -569,22 +569,7 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     ids=["aligned start", "an element in", "3 in, gaps of 1", "gaps of 7"],
 )
 @pytest.mark.parametrize(("rows", "outer"), [(5, 1), (3001, 1), (1000, 3), (500, 64)], ids=str)
-@pytest.mark.parametrize(
-    "dtype",
-    [
-        torch.float32,
-        torch.float64,
-        torch.float16,
-        torch.bfloat16,
-        torch.int32,
-        torch.int64,
-        torch.int16,
-        torch.int8,
-        torch.uint8,
-        torch.bool,
-    ],
-    ids=str,
-)
+@pytest.mark.parametrize("dtype", [*DTYPES, torch.int16, torch.int8], ids=str)
 @pytest.mark.parametrize("columns", [4, 5, 17, 63, 260, 1001])
 def test_off_boundary_column_sums(columns, dtype, rows, outer, element_offset, gap, seed):
     """Column sums whose rows start off the vector boundaries, over one reduced dim:
