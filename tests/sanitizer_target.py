@@ -224,6 +224,15 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
             (1024, 4095), torch.bfloat16, 3
         ),
         "64x2001x33 int16": shaped_ending_at_allocation_end((64, 2001, 33), torch.int16, 0),
+        # The same vectors of 8-, 4- and 1-byte elements (8-byte vectors of 1-byte
+        # ones): ending half a vector past a boundary, and on one.
+        "1024x2049 float64, 1 element in": shaped_ending_at_allocation_end(
+            (1024, 2049), torch.float64, 1
+        ),
+        "1024x4093 float32, 2 elements in": shaped_ending_at_allocation_end(
+            (1024, 4093), torch.float32, 2
+        ),
+        "1024x4095 bool": shaped_ending_at_allocation_end((1024, 4095), torch.bool, 0),
         "300x1001 bfloat16, 3 elements in": shaped_ending_at_allocation_end(
             (300, 1001), torch.bfloat16, 3
         ),

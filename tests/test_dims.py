@@ -384,10 +384,10 @@ def test_cuda_graph_replays_see_new_data(shape, dim, seed):
         assert torch.equal(static_output, SUM_V7(fresh, dim)), "graph and eager differ"
 
 
-# Sums over outer dims (the column class): vector loads (aligned rows, and rows
-# off the vector boundaries over one reduced dim) and scalar ones (off-boundary rows
-# over several reduced dims), one band of columns or many, split over the rows or
-# not, and the channels_last H x W sum.
+# Sums over outer dims (the column class): vector loads (aligned rows, and wide
+# sums of rows off the vector boundaries) and a column a thread (off-boundary rows
+# of a few bands or split into few blocks: 3000x129, 3001x66), one band of columns
+# or many, split over the rows or not, and the channels_last H x W sum.
 COLUMN_CASES = [
     ("2000x64 float32", (2000, 64), torch.float32, [0], lambda x: x),
     ("3000x520 float32", (3000, 520), torch.float32, [0], lambda x: x),
@@ -578,9 +578,9 @@ def test_off_boundary_column_sums(columns, dtype, rows, outer, element_offset, g
     vector), bands of a few lanes (several row lanes a warp) to many bands, one
     split or many, several outer indices. Shifted vectors (column_sum.cu's
     OffBoundaryBandRows) where they fill enough of a wave of blocks (many outer
-    indices, long columns), a column a thread elsewhere. Each view ends where its
-    storage ends, so a vector read past the span would read past the allocation's
-    data."""
+    indices, long columns), a column a thread elsewhere. Reads past the view's span
+    would go unseen here (they land in columns never stored): the sanitizer target's
+    views end at their allocation's last byte."""
     stride = columns + gap
     numel = outer * rows * stride
     storage = random_tensor(numel + element_offset, dtype, "cuda")

@@ -1,15 +1,17 @@
 """Graph time of column sums whose rows start off the 16-byte boundaries, beside
 aligned twins of the same size, against torch.sum and Inductor.
 
-column_sum.cu reads a column vector a thread (16 bytes) only where every row
-starts on a vector boundary; other rows of more than 32 columns take its scalar
-band path, one element a thread a row. Such rows come from models: a Linear
+column_sum.cu read a column vector a thread (16 bytes) only where every row
+started on a vector boundary; other rows of more than 32 columns took its scalar
+band path, one element a thread a row, until session 58 shifted such rows'
+vectors into place (OffBoundaryBandRows). Such rows come from models: a Linear
 layer's bias gradient over an odd vocabulary (GPT-2's 50,257), a slice that
 drops a first column, the last dim cut from 64 to 63. Each case here has a twin
 of about the same bytes whose rows are aligned (the vector path), so that the
-table shows what the scalar path costs and what the peers make of the same rows:
+table shows what being off the boundaries costs and what the peers make of the
+same rows (NOTES session 58 has the runs):
 
-    python benchmarks/experiments/off_boundary_columns.py /tmp/off.json
+    PYTHONPATH=. python benchmarks/experiments/off_boundary_columns.py /tmp/off.json
 
 Every peer is checked against a float64 sum before it is timed; the buffers and
 calls are the dims scenario's (benchmarks.context.rotation), the peers' graphs

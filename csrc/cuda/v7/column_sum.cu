@@ -11,10 +11,12 @@
 // Rows whose bands start off the vector boundaries (an odd number of 16-bit
 // columns, a slice that drops a first column) read the same vectors from the
 // boundary before each row's band and shift them into place
-// (OffBoundaryBandRows). Covers sums over a batch, over H x W of a
-// channels_last activation, over the middle dim of a 3-D tensor, a Linear
-// layer's bias gradient. Rows of a few columns that lie back to back off the
-// vector boundaries go to interleaved_column_sum.cu instead.
+// (OffBoundaryBandRows), over one reduced dim and where that fills enough of
+// a wave (launch_column_sum); other such rows a column a thread. Covers sums
+// over a batch, over H x W of a channels_last activation, over the middle dim
+// of a 3-D tensor, a Linear layer's bias gradient. Rows of a few columns that
+// lie back to back off the vector boundaries go to interleaved_column_sum.cu
+// instead.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -76,8 +78,8 @@ __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* addr
 // thread's kColumns columns, so that a batch of rows has all its loads in
 // flight before the first settles.
 //
-// Rows whose bands all start on a vector boundary (rows_are_vector_aligned):
-// the thread's vector is its columns.
+// Rows whose bands all start on a vector boundary (rows_are_vector_aligned),
+// or a column a thread (kColumns 1): the thread's vector is its columns.
 template <typename InT, int kColumns>
 struct AlignedBandRows {
   using Columns = AlignedVector<InT, kColumns>;
@@ -96,15 +98,19 @@ struct AlignedBandRows {
 // band's last lane the one after its own too, and each lane shifts its
 // vector and the next lane's (a shuffle) by the row's phase, the band's
 // distance from that boundary, which leaves the lane its own kColumns
-// columns, as the aligned rows give them. So a band reads a vector more a row
-// than its columns fill, and the finish is the aligned rows' finish. Every
-// lane of a band must fetch and settle the same rows (the shuffle), those
-// past the last column included: they load only vectors the lane before
-// them needs. The column band kernel read such rows one element a thread a
-// row (4 elements in flight a thread): bf16 2048x50257 dim=0 in 105.0
-// us against 50.65 for 2048x50256 (benchmarks/NOTES.md, session 58). A
-// vector that reaches past the elements the rows span, [0, span_end), loads
-// element by element within them, so no byte outside the view's span is read.
+// columns, as the aligned rows give them. So a band reads up to a vector
+// more a row than its columns fill, and the finish is the aligned rows'
+// finish. Every lane of a band must fetch and settle the same rows (the
+// shuffle), those past the last column included: they load only vectors the
+// lane before them needs. The column band kernel read such rows one element
+// a thread a row (4 elements in flight a thread): bf16 2048x50257 dim=0 in
+// 105.0 us against 50.65 for 2048x50256 (benchmarks/NOTES.md, session 58).
+// A vector that reaches past the elements the rows span, [0, span_end),
+// loads element by element within them, so no byte outside the view's span
+// is read; inside it, the vectors take in bytes that are not the view's (the
+// gaps between rows, a sliced-off column): never added to a stored column,
+// but compute-sanitizer's initcheck would report them where the storage of a
+// view's gaps was never written (not run: expected from the reads).
 template <typename InT, int kColumns>
 struct OffBoundaryBandRows {
   using Columns = AlignedVector<InT, kColumns>;
@@ -373,8 +379,9 @@ __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int
     }
   }
   sum_across_lanes(sums, scratch, column_lanes);
-  if (split_lane == 0 && column < columns)
+  if (split_lane == 0 && column < columns) {
     store_columns(result_band + column, sums, columns - column);
+  }
 }
 
 // Fetches rows r, r + row_lanes, ... kCount of them, with kClamp each
@@ -480,11 +487,11 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& pr
   }
 }
 
-// span_end: one past the last element offset any row reaches (off-boundary
-// reads stay below it).
 template <bool kOffBoundary>
 constexpr int kBandRegisters = kOffBoundary ? kOffBoundaryRegisters : kRegisters;
 
+// span_end: one past the last element offset any row reaches (off-boundary
+// reads stay below it).
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
     column_sum_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
@@ -669,6 +676,9 @@ template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
 void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context) {
   using AccT = acc_t<InT>;
+  // sum_reduced_rows reads off-boundary rows over one reduced dim only.
+  TORCH_INTERNAL_ASSERT(!kOffBoundary || problem.reduced.ndim == 1,
+                        "off-boundary column bands over ", problem.reduced.ndim, " reduced dims");
   constexpr auto kernel = column_sum_kernel<InT, OutT, kColumns, kOffBoundary>;
   const int64_t span_end =
       last_offset(problem.outer) + last_offset(problem.reduced) + problem.inner_outputs;
