@@ -853,7 +853,8 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
 def test_off_boundary_column_sums_read_vectors(shape, dtype, view, dims, kernel, seed, tmp_path):
     """Column sums whose rows start off the vector boundaries read 16-byte vectors
     shifted into place (column_sum.cu's band kernels with kOffBoundary) where one
-    reduced dim holds the rows; over two reduced dims, a column a thread. Aligned
+    reduced dim holds the rows and the vectors fill enough of a wave of blocks
+    (these 2,048-row columns do); over two reduced dims, a column a thread. Aligned
     rows keep the plain vector kernels."""
     x = view(random_shaped(shape, dtype, "cuda"))
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
