@@ -210,8 +210,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "5x7x33 bfloat16 permuted": inputs["5x7x33 bfloat16 permuted"],
         "37x129 float32 transposed": inputs["37x129 float32 transposed"],
         "257 int32": inputs["257 int32"],
-        # Column sums split over rows: vector loads, then scalar ones.
+        # Column sums split over rows: vector loads (clusters of narrow bands for a
+        # small sum; splits through L2 past its rounds), then scalar ones.
         "2000x64 float32": shaped_ending_at_allocation_end((2000, 64), torch.float32, 0),
+        "20000x64 float32": shaped_ending_at_allocation_end((20000, 64), torch.float32, 0),
         "300x40x136 bfloat16": shaped_ending_at_allocation_end((300, 40, 136), torch.bfloat16, 0),
         "2000x66 float32, 1 element in": shaped_ending_at_allocation_end(
             (2000, 66), torch.float32, 1
@@ -300,7 +302,8 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "dense rows of exactly a 256-thread round, a 512-thread block a row": (
             shaped_ending_at_allocation_end((8 * sms, 4096), torch.float32, 0)
         ),
-        # A small column sum in a cluster of 16 splits, its bands narrowed (an H100).
+        # A small column sum in clusters of 8 splits, its bands narrowed to a block an
+        # SM (an H100 or H200).
         "1024x1024 int32": shaped_ending_at_allocation_end((1024, 1024), torch.int32, 0),
         # A column sum whose clusters of 8 splits overfill a wave (an H100): 7 splits
         # a band in clusters, each thread's rows ending in a partial round of loads.
@@ -315,9 +318,9 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
                 what = f"sum_v7 dims={dims} keepdim={keepdim}, {name}"
                 result = SUM_V7.dim_IntList(x, dims, keepdim)
                 check(result, x, what, dim=dims or None, keepdim=keepdim)
-    # A split column sum on an external stream finishes in a second launch.
+    # A split column sum through L2 on an external stream finishes in a second launch.
     with external_stream() as stream, torch.cuda.stream(stream):
-        x = tensors["2000x64 float32"]
+        x = tensors["20000x64 float32"]
         result = SUM_V7.dim_IntList(x, [0])
         stream.synchronize()
         check(result, x, "sum_v7 dims=[0] on an external stream", dim=[0])

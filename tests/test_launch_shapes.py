@@ -546,6 +546,43 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
     assert_matches_torch(result, x, [1], False, message=f"seed={seed}")
 
 
+# Small column sums over dim 0 (column_sum.cu's small_sum_bands) on an H100 or H200
+# (sm_90, 132 multiprocessors): clusters of 8 splits of the narrowest bands (rows read
+# in spans of 32 bytes or more) whose blocks fill at most one an SM, where a thread
+# has at most 2 rounds of 4 rows; else at most two an SM and 4 rounds; else the
+# split shapes through L2 as before. (rows, columns, dtype, grid or None).
+SMALL_COLUMN_SUMS = [
+    (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
+    (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
+    (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
+    (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
+    (20000, 64, torch.float32, None),  # 2 lanes: 64 blocks of 20 rows a thread
+]
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("rows", "columns", "dtype", "grid"),
+    SMALL_COLUMN_SUMS,
+    ids=[f"{rows}x{columns}-{dtype}" for rows, columns, dtype, _ in SMALL_COLUMN_SUMS],
+)
+def test_small_column_sums_take_clusters_of_narrow_bands(
+    rows, columns, dtype, grid, tmp_path, seed
+):
+    x = random_shaped((rows, columns), dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
+    props = torch.cuda.get_device_properties(x.device)
+    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+        assert len(kernels) == 1, kernels
+        if grid is None:
+            assert "column_sum_kernel" in kernels[0][0], kernels
+        else:
+            assert "column_cluster_kernel" in kernels[0][0], kernels
+            assert kernels[0][1][:2] == grid, kernels
+    result = torch.ops.reduce_opt.sum_v7(x, [0])
+    assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
+
+
 @requires_cuda
 @pytest.mark.parametrize("hw", [(56, 56), (55, 57)], ids=str)
 def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, seed):

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <type_traits>
 
 #include "cluster_handoff.cuh"
@@ -36,7 +37,7 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kMaxColumnLanes = 32;     // a band is at most a warp of column vectors
-constexpr int kMinColumnLanesLog2 = 3;  // the narrowest band a small sum takes: 8 lanes
+constexpr int kMinColumnLanesLog2 = 3;  // launch_bands narrows clusters of splits to 8 lanes
 // Strided offsets need more than 32 registers; 64 leaves half the threads
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
@@ -665,6 +666,52 @@ int64_t band_splits(const Bands& bands, int64_t rows, int64_t wave) {
                      kMaxPartialsPerThread * kBlock / bands.width);
 }
 
+// The narrowest band of a small column sum (small_sum_bands): rows read in
+// spans of 32 bytes (a sector) or more.
+template <typename InT, int kColumns>
+constexpr int kMinSmallSumLanesLog2 = [] {
+  int lanes_log2 = 0;
+  while ((kColumns * int(sizeof(InT)) << lanes_log2) < 32) ++lanes_log2;
+  return lanes_log2;
+}();
+
+// The bands of a small column sum of vectors, more rows than one round of
+// loads of its widest bands' threads (`widest`), read as clusters of
+// kColumnClusterBlocks splits: the narrowest bands whose clusters fill at
+// most a block an SM, where a thread then has at most 2 rounds of loads, else
+// at most two blocks an SM and 4 rounds; none where neither holds. Such a
+// sum is a chain of latencies (the launch, a round of loads, the lane tree,
+// the gather), and these shapes keep it shortest. Timed in every band width
+// and split count on an H200 (small_columns.py; benchmarks/NOTES.md, session
+// 59), these shapes were the fastest of 6 such sums or within 1.1% of it:
+// fp32 3001x64 dim=0 3.51 us, against 4.89-4.92 in 46 splits of the widest
+// bands through L2; bf16 8192x768 7.32 against 9.99-10.00. Narrower bands
+// mean more blocks and fewer rounds each; a second block an SM cost more
+// than a second round (fp32 4096x256: 256 blocks of one round 5.08 us, 128
+// of two 4.64).
+template <int kColumns, typename InT, typename OutT>
+std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
+                                     int64_t rows, const ClusterCapacity& clusters, int sm_count) {
+  constexpr int kSplits = kColumnClusterBlocks;
+  if (rows <= int64_t(widest.row_lanes) * kUnroll) return std::nullopt;
+  struct Limit {
+    int64_t blocks;
+    int64_t rounds;
+  };
+  for (const Limit limit : {Limit{sm_count, 2}, Limit{2 * int64_t(sm_count), 4}}) {
+    for (int lanes_log2 = kMinSmallSumLanesLog2<InT, kColumns>;
+         lanes_log2 <= widest.shape.column_lanes_log2; ++lanes_log2) {
+      const Bands bands = bands_of<kColumns>(problem, lanes_log2);
+      if (bands.count * kSplits > limit.blocks) continue;
+      // The narrowest bands within the blocks have the fewest rounds.
+      const int64_t rounds = ceil_div(ceil_div(rows, kSplits * int64_t(bands.row_lanes)), kUnroll);
+      if (rounds <= limit.rounds && clusters.holds(kSplits, bands.count)) return bands;
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
 // The largest element offset of `index` (strides are never negative).
 int64_t last_offset(const StridedIndex& index) {
   int64_t last = 0;
@@ -690,16 +737,27 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns, kOffBoundary>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
-  // A small sum (a few rounds of loads a thread) of more splits than a
-  // cluster holds: as many splits as it does, so that the band finishes in
-  // the cluster and not through L2, whose chain of round trips costs more
-  // than the extra rounds (int32 1024x1024 dim=0 on an H100: 32 splits of a
-  // round, 7.34 us; 16 of two, 6.30). Long sums keep their splits: there the
-  // finish is a small part, and fewer blocks read slower (16x2048x4096 bf16
-  // dim=(0,1), 32 splits to 16: 92.95 to 93.69 us).
-  if (splits > clusters.blocks &&
-      ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <= kMaxClusterRowsPerThread &&
-      clusters.holds(clusters.blocks, bands.count)) {
+  // A small sum of aligned vectors: small_sum_bands' clusters. (Its rule was
+  // measured on those bands only.)
+  std::optional<Bands> small;
+  if constexpr (!kOffBoundary && kColumns == kVectorColumns<InT>) {
+    small = small_sum_bands<kColumns>(problem, bands, rows, clusters, context.sm_count);
+  }
+  // Otherwise a small sum (a few rounds of loads a thread) of more splits
+  // than a cluster holds: as many splits as it does, so that the band
+  // finishes in the cluster and not through L2, whose chain of round trips
+  // costs more than the extra rounds (int32 1024x1024 dim=0 on an H100: 32
+  // splits of a round, 7.34 us; 16 of two, 6.30). Long sums keep their
+  // splits: there the finish is a small part, and fewer blocks read slower
+  // (16x2048x4096 bf16 dim=(0,1), 32 splits to 16: 92.95 to 93.69 us).
+  if (small) {
+    bands = *small;
+    column_lanes_log2 = bands.shape.column_lanes_log2;
+    splits = kColumnClusterBlocks;
+  } else if (splits > clusters.blocks &&
+             ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
+                 kMaxClusterRowsPerThread &&
+             clusters.holds(clusters.blocks, bands.count)) {
     splits = clusters.blocks;
     // Then narrower bands, down to 8 column lanes (row spans of 128 bytes
     // or more), while a thread has more than one round of rows and the
