@@ -547,16 +547,19 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 
 
 # Small column sums over dim 0 (column_sum.cu's small_sum_bands) on an H100 or H200
-# (sm_90, 132 multiprocessors): clusters of 8 splits of the narrowest bands (rows read
-# in spans of 32 bytes or more) whose blocks fill at most one an SM, where a thread
-# has at most 2 rounds of 4 rows; else at most two an SM and 4 rounds; else the
-# split shapes through L2 as before. (rows, columns, dtype, grid or None).
+# (sm_90, 132 multiprocessors), where the widest bands' splits would give a thread
+# more than a round of 4 rows or be more than a cluster: clusters of 8 splits of the
+# narrowest bands (rows read in spans of 32 bytes or more) whose blocks fill at most
+# one an SM, where a thread has at most 2 rounds; else at most two an SM and 4
+# rounds; else the split shapes through L2 as before. (rows, columns, dtype, grid of
+# the cluster kernel, or None for the kernel through L2).
 SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
     (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes: 64 blocks of 20 rows a thread
+    (64, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
 ]
 
 

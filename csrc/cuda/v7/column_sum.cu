@@ -675,9 +675,10 @@ constexpr int kMinSmallSumLanesLog2 = [] {
   return lanes_log2;
 }();
 
-// The bands of a small column sum of vectors, more rows than one round of
-// loads of its widest bands' threads (`widest`), read as clusters of
-// kColumnClusterBlocks splits: the narrowest bands whose clusters fill at
+// The bands of a small column sum of vectors whose shape so far, its widest
+// bands in `splits` splits, gives a thread more than one round of loads or
+// takes more splits than a cluster, read as clusters of
+// kColumnClusterBlocks splits instead: the narrowest bands whose clusters fill at
 // most a block an SM, where a thread then has at most 2 rounds of loads, else
 // at most two blocks an SM and 4 rounds; none where neither holds. Such a
 // sum is a chain of latencies (the launch, a round of loads, the lane tree,
@@ -691,9 +692,12 @@ constexpr int kMinSmallSumLanesLog2 = [] {
 // of two 4.64).
 template <int kColumns, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
-                                     int64_t rows, const ClusterCapacity& clusters, int sm_count) {
+                                     int64_t rows, int64_t splits, const ClusterCapacity& clusters,
+                                     int sm_count) {
   constexpr int kSplits = kColumnClusterBlocks;
-  if (rows <= int64_t(widest.row_lanes) * kUnroll) return std::nullopt;
+  if (splits <= kSplits && ceil_div(rows, splits * widest.row_lanes) <= kUnroll) {
+    return std::nullopt;  // one round already, in a cluster or a block
+  }
   struct Limit {
     int64_t blocks;
     int64_t rounds;
@@ -741,7 +745,7 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   // measured on those bands only.)
   std::optional<Bands> small;
   if constexpr (!kOffBoundary && kColumns == kVectorColumns<InT>) {
-    small = small_sum_bands<kColumns>(problem, bands, rows, clusters, context.sm_count);
+    small = small_sum_bands<kColumns>(problem, bands, rows, splits, clusters, context.sm_count);
   }
   // Otherwise a small sum (a few rounds of loads a thread) of more splits
   // than a cluster holds: as many splits as it does, so that the band
