@@ -369,7 +369,7 @@ def run_graph_part() -> None:
         check(static_output, row_slice, f"sum_v7 graph replay {replay}, row slice")
     if HAS_DIMS_OVERLOAD:
         # Rows, then columns in several bands on the graph's own counters.
-        for shape, dim in (((37, 129), [1]), ((3000, 520), [0])):
+        for shape, dim in (((37, 129), [1]), ((10000, 520), [0])):
             static_input = shaped_ending_at_allocation_end(shape, torch.float32, 0)
             SUM_V7.dim_IntList(static_input, dim)
             torch.cuda.synchronize()

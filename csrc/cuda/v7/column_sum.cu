@@ -542,10 +542,11 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
 }
 
 // Splits a band in a cluster: the portable 8, although an H100 runs 16. With
-// 8, int32 1024x1024 dim=0 takes 32 bands of 8 splits instead of 16 of 16
+// 8, int32 1024x1024 dim=0 took 32 bands of 8 splits instead of 16 of 16
 // (the same one round of loads a thread): 5.32-5.37 us against 5.67-5.73, a
 // shorter gather and clusters that the GPCs place more easily
-// (benchmarks/NOTES.md, session 15).
+// (benchmarks/NOTES.md, session 15; since session 59 small_sum_bands gives
+// it 16 bands of 8 splits of two rounds).
 constexpr int kColumnClusterBlocks = kPortableClusterBlocks;
 
 // A band's splits as one thread-block cluster (Hopper and newer; at most
@@ -683,13 +684,18 @@ constexpr int kMinSmallSumLanesLog2 = [] {
 // at most two blocks an SM and 4 rounds; none where neither holds. Such a
 // sum is a chain of latencies (the launch, a round of loads, the lane tree,
 // the gather), and these shapes keep it shortest. Timed in every band width
-// and split count on an H200 (small_columns.py; benchmarks/NOTES.md, session
-// 59), these shapes were the fastest of 6 such sums or within 1.1% of it:
-// fp32 3001x64 dim=0 3.51 us, against 4.89-4.92 in 46 splits of the widest
-// bands through L2; bf16 8192x768 7.32 against 9.99-10.00. Narrower bands
-// mean more blocks and fewer rounds each; a second block an SM cost more
-// than a second round (fp32 4096x256: 256 blocks of one round 5.08 us, 128
-// of two 4.64).
+// and split counts of 1-4 rounds a thread, a wave and 8 on an H200
+// (small_columns.py; benchmarks/NOTES.md, session 59), on 6 of 7 such sums
+// these shapes were the fastest or within 1.1% of it (the 7th, fp32
+// 16384x1000, past 4 rounds, it leaves): fp32 3001x64 dim=0 3.51 us,
+// against 4.89-4.92 in 46 splits of the widest bands through L2; bf16
+// 8192x768 7.32 against 9.99-10.00. Narrower bands mean more blocks and
+// fewer rounds each; a second block an SM cost more than a second round
+// (fp32 4096x256: 256 blocks of one round 5.08 us, 128 of two 4.64; int32
+// 1024x1024: 4.62-4.63 in 128 blocks of two rounds against 4.68 in the 256
+// of one that the older cluster narrowing below gives). Sums that narrowing
+// already reads in one round of a cluster (fp32 1000x64) are taken too: as
+// int32 1024x1024, not timed on their own.
 template <int kColumns, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
@@ -706,10 +712,10 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
     for (int lanes_log2 = kMinSmallSumLanesLog2<InT, kColumns>;
          lanes_log2 <= widest.shape.column_lanes_log2; ++lanes_log2) {
       const Bands bands = bands_of<kColumns>(problem, lanes_log2);
-      if (bands.count * kSplits > limit.blocks) continue;
+      if (bands.count * kSplits > limit.blocks || !clusters.holds(kSplits, bands.count)) continue;
       // The narrowest bands within the blocks have the fewest rounds.
       const int64_t rounds = ceil_div(ceil_div(rows, kSplits * int64_t(bands.row_lanes)), kUnroll);
-      if (rounds <= limit.rounds && clusters.holds(kSplits, bands.count)) return bands;
+      if (rounds <= limit.rounds) return bands;
       break;
     }
   }
@@ -747,21 +753,21 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   if constexpr (!kOffBoundary && kColumns == kVectorColumns<InT>) {
     small = small_sum_bands<kColumns>(problem, bands, rows, splits, clusters, context.sm_count);
   }
-  // Otherwise a small sum (a few rounds of loads a thread) of more splits
-  // than a cluster holds: as many splits as it does, so that the band
-  // finishes in the cluster and not through L2, whose chain of round trips
-  // costs more than the extra rounds (int32 1024x1024 dim=0 on an H100: 32
-  // splits of a round, 7.34 us; 16 of two, 6.30). Long sums keep their
-  // splits: there the finish is a small part, and fewer blocks read slower
-  // (16x2048x4096 bf16 dim=(0,1), 32 splits to 16: 92.95 to 93.69 us).
   if (small) {
     bands = *small;
-    column_lanes_log2 = bands.shape.column_lanes_log2;
     splits = kColumnClusterBlocks;
   } else if (splits > clusters.blocks &&
              ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
                  kMaxClusterRowsPerThread &&
              clusters.holds(clusters.blocks, bands.count)) {
+    // A small sum that small_sum_bands left (a few rounds of loads a thread)
+    // of more splits than a cluster holds: as many splits as it does, so that the band
+    // finishes in the cluster and not through L2, whose chain of round trips
+    // costs more than the extra rounds (int32 1024x1024 dim=0 on an H100: 32
+    // splits of a round, 7.34 us; 16 of two, 6.30; small_sum_bands takes it
+    // now). Long sums keep their splits: there the finish is a small part,
+    // and fewer blocks read slower (16x2048x4096 bf16 dim=(0,1), 32 splits to
+    // 16: 92.95 to 93.69 us).
     splits = clusters.blocks;
     // Then narrower bands, down to 8 column lanes (row spans of 128 bytes
     // or more), while a thread has more than one round of rows and the
