@@ -2,9 +2,10 @@
 
 For the measurement-only build of column-shape-override.patch with
 column-cluster-trace.patch on top, whose column_cluster_kernel prints a line per
-block: its band, split, SM and five %globaltimer stamps (start; loads summed,
-after a barrier; lanes summed; the cluster barrier passed; done, for block 0
-after the gather and the store). Each case runs in a child process, whose
+block: its band, split, SM and seven %globaltimer stamps (start; indexed,
+before the loads; thread 0's own loads summed; the block's, after a barrier;
+lanes summed; the cluster barrier passed; done, for block 0 after the gather
+and the store). Each case runs in a child process, whose
 standard output carries the device's printf, in the band shape given
 (TORCH_REDUCE_COLUMN_SHAPE); the last of four launches is summarised in
 microseconds from its first block's start:
@@ -32,7 +33,7 @@ CASES = {
     "fp32_3001x64": ((3001, 64), torch.float32),
     "fp32_4096x256": ((4096, 256), torch.float32),
 }
-STAMPS = ["start", "loads", "lanes", "barrier", "done"]
+STAMPS = ["start", "indexed", "own loads", "loads", "lanes", "barrier", "done"]
 
 
 def child(case: str, peer: str) -> None:
