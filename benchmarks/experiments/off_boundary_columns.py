@@ -33,8 +33,7 @@ from benchmarks.check import reference
 from benchmarks.context import DeviceInfo, Settings, rotation
 from benchmarks.inputs import Case, dtype_name, random_data
 from benchmarks.peers import inductor, torch_sum
-from benchmarks.runner import check_call
-from benchmarks.scenarios.common import rotating_calls
+from benchmarks.scenarios.common import checked_rotating_calls
 from benchmarks.timing import graphs
 
 F32, BF16, F16, I16 = torch.float32, torch.bfloat16, torch.float16, torch.int16
@@ -100,13 +99,7 @@ def main() -> None:
             "Inductor": inductor(case),
             "sum_v7": lambda x, dims=dims: torch.ops.reduce_opt.sum_v7(x, list(dims)),
         }
-        ref = reference(first, dims, False)
-        steps = {}
-        for peer, fn in peers.items():
-            wrong = check_call(fn, first, ref)
-            if wrong is not None:
-                raise AssertionError(f"{peer} {name}: {wrong}")
-            steps[peer] = rotating_calls(fn, buffers)
+        steps = checked_rotating_calls(peers, buffers, reference(first, dims, False), name)
         timings = graphs(steps, calls=plan.calls, replays=SETTINGS.replays)
         result[name] = {peer: timings[peer].median_us for peer in steps}
         print(name, {peer: round(us, 2) for peer, us in result[name].items()}, flush=True)

@@ -36,8 +36,7 @@ from benchmarks.check import reference
 from benchmarks.context import DeviceInfo, Settings, rotation
 from benchmarks.inputs import Case, dtype_name, random_data
 from benchmarks.peers import inductor, torch_sum
-from benchmarks.runner import check_call
-from benchmarks.scenarios.common import rotating_calls
+from benchmarks.scenarios.common import checked_rotating_calls
 from benchmarks.timing import graphs
 
 SHAPE_VARIABLE = "TORCH_REDUCE_COLUMN_SHAPE"
@@ -127,19 +126,9 @@ def main() -> None:
         if not args.no_shapes:
             shapes = band_shapes(rows, columns, dtype, sm_count)
             peers |= {shape: v7_in_shape(shape, dims) for shape in shapes}
-        ref = reference(first, dims, False)
-        steps = {}
-        for peer, fn in peers.items():
-            wrong = check_call(fn, first, ref)
-            if wrong is not None:
-                raise AssertionError(f"{peer} {name}: {wrong}")
-            steps[peer] = rotating_calls(fn, buffers)
-        full_ref = reference(first, None, False)
-        full_sum = torch.ops.reduce_opt.sum_v7
-        wrong = check_call(full_sum, first, full_ref)
-        if wrong is not None:
-            raise AssertionError(f"full sum {name}: {wrong}")
-        steps["v7 full sum"] = rotating_calls(full_sum, buffers)
+        steps = checked_rotating_calls(peers, buffers, reference(first, dims, False), name)
+        full_sum = {"v7 full sum": torch.ops.reduce_opt.sum_v7}
+        steps |= checked_rotating_calls(full_sum, buffers, reference(first, None, False), name)
         timings = graphs(steps, calls=plan.calls, replays=SETTINGS.replays)
         os.environ.pop(SHAPE_VARIABLE, None)
         result[name] = {peer: timings[peer].median_us for peer in steps}

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benchmarks import timing
+from benchmarks.check import Reference
 from benchmarks.context import Context
 from benchmarks.inputs import Case, Inputs, dtype_name
 from benchmarks.peers import SumFn
+from benchmarks.runner import check_call
 from benchmarks.timing import Timing
 
 
@@ -26,6 +28,20 @@ def graph_time(ctx: Context):
 def rotating_calls(fn: SumFn, tensors: list) -> Callable[[int], object]:
     """Call i of fn, on the rotation's i-th buffer."""
     return lambda i: fn(tensors[i % len(tensors)])
+
+
+def checked_rotating_calls(
+    fns: dict[str, SumFn], tensors: list, ref: Reference, what: str
+) -> dict[str, Callable[[int], object]]:
+    """rotating_calls of each fn, once its result on tensors[0] matches ref (an
+    AssertionError naming the fn and `what` where it does not)."""
+    steps = {}
+    for name, fn in fns.items():
+        wrong = check_call(fn, tensors[0], ref)
+        if wrong is not None:
+            raise AssertionError(f"{name} {what}: {wrong}")
+        steps[name] = rotating_calls(fn, tensors)
+    return steps
 
 
 def eager_time(ctx: Context, measurements: list | None = None):
