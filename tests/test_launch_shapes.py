@@ -558,7 +558,7 @@ SMALL_COLUMN_SUMS = [
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
     (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
-    (20000, 64, torch.float32, None),  # 2 lanes: 64 blocks of 20 rows a thread
+    (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
     (64, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
 ]
 

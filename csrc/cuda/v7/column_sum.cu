@@ -676,12 +676,12 @@ constexpr int kMinSmallSumLanesLog2 = [] {
   return lanes_log2;
 }();
 
-// The bands of a small column sum of vectors whose shape so far, its widest
-// bands in `splits` splits, gives a thread more than one round of loads or
-// takes more splits than a cluster, read as clusters of
-// kColumnClusterBlocks splits instead: the narrowest bands whose clusters fill at
-// most a block an SM, where a thread then has at most 2 rounds of loads, else
-// at most two blocks an SM and 4 rounds; none where neither holds. Such a
+// The bands in which a small column sum of vectors is read as clusters of
+// kColumnClusterBlocks splits, where its shape so far (its `widest` bands
+// in `splits` splits) gives a thread more than one round of loads or is more
+// splits than a cluster: the narrowest bands whose clusters fill at most a
+// block an SM, where a thread then has at most 2 rounds of loads, else at
+// most two blocks an SM and 4 rounds; none where neither holds. Such a
 // sum is a chain of latencies (the launch, a round of loads, the lane tree,
 // the gather), and these shapes keep it shortest. Timed in every band width
 // and split counts of 1-4 rounds a thread, a wave and 8 on an H200
@@ -760,14 +760,14 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
              ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
                  kMaxClusterRowsPerThread &&
              clusters.holds(clusters.blocks, bands.count)) {
-    // A small sum that small_sum_bands left (a few rounds of loads a thread)
-    // of more splits than a cluster holds: as many splits as it does, so that the band
-    // finishes in the cluster and not through L2, whose chain of round trips
-    // costs more than the extra rounds (int32 1024x1024 dim=0 on an H100: 32
-    // splits of a round, 7.34 us; 16 of two, 6.30; small_sum_bands takes it
-    // now). Long sums keep their splits: there the finish is a small part,
-    // and fewer blocks read slower (16x2048x4096 bf16 dim=(0,1), 32 splits to
-    // 16: 92.95 to 93.69 us).
+    // A small sum that small_sum_bands left (a few rounds of loads a
+    // thread) of more splits than a cluster holds: as many splits as it
+    // does, so that the band finishes in the cluster and not through L2,
+    // whose chain of round trips costs more than the extra rounds (int32
+    // 1024x1024 dim=0 on an H100: 32 splits of a round, 7.34 us; 16 of two,
+    // 6.30; small_sum_bands takes it now). Long sums keep their splits:
+    // there the finish is a small part, and fewer blocks read slower
+    // (16x2048x4096 bf16 dim=(0,1), 32 splits to 16: 92.95 to 93.69 us).
     splits = clusters.blocks;
     // Then narrower bands, down to 8 column lanes (row spans of 128 bytes
     // or more), while a thread has more than one round of rows and the
