@@ -408,6 +408,10 @@ COLUMN_CASES = [
     # of narrowed bands (small_sum_bands; on a 132-SM GPU 16 column lanes for 1024
     # rows, 8 for 2048), else 32 splits of one round a thread.
     ("1024x1024 int32", (1024, 1024), torch.int32, [0], lambda x: x),
+    # The same clusters for 8-byte elements (2 a vector: 2-lane bands of 4 columns)
+    # and 1-byte ones (8-byte vectors: 4-lane bands, 32-byte spans).
+    ("3001x64 float64", (3001, 64), torch.float64, [0], lambda x: x),
+    ("2001x64 bool", (2001, 64), torch.bool, [0], lambda x: x),
     ("1024x1024 float32", (1024, 1024), torch.float32, [0], lambda x: x),
     ("2048x1024 int32", (2048, 1024), torch.int32, [0], lambda x: x),
     ("1536x1000 bfloat16", (1536, 1000), torch.bfloat16, [0], lambda x: x),
