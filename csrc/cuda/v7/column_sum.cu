@@ -619,12 +619,14 @@ __global__ void __launch_bounds__(kBlock)
                               result + outer * inner_outputs + band_column, scratch);
 }
 
-// The narrowest band into which a long column sum is narrowed to finish in
-// clusters: rows read in spans of 256 bytes or more, 8 column lanes at least.
-template <typename InT, int kColumns>
-constexpr int kMinClusterBandLanesLog2 = [] {
-  int lanes_log2 = kMinColumnLanesLog2;
-  while ((kColumns * int(sizeof(InT)) << lanes_log2) < 256) ++lanes_log2;
+// The fewest column lanes (log2) whose vectors read a row in spans of
+// kSpanBytes or more: the narrowest band into which a long column sum is
+// narrowed to finish in clusters (256 bytes), and of a small one
+// (small_sum_bands: 32 bytes, a sector).
+template <typename InT, int kColumns, int kSpanBytes>
+constexpr int kSpanLanesLog2 = [] {
+  int lanes_log2 = 0;
+  while ((kColumns * int(sizeof(InT)) << lanes_log2) < kSpanBytes) ++lanes_log2;
   return lanes_log2;
 }();
 
@@ -667,15 +669,6 @@ int64_t band_splits(const Bands& bands, int64_t rows, int64_t wave) {
                      kMaxPartialsPerThread * kBlock / bands.width);
 }
 
-// The narrowest band of a small column sum (small_sum_bands): rows read in
-// spans of 32 bytes (a sector) or more.
-template <typename InT, int kColumns>
-constexpr int kMinSmallSumLanesLog2 = [] {
-  int lanes_log2 = 0;
-  while ((kColumns * int(sizeof(InT)) << lanes_log2) < 32) ++lanes_log2;
-  return lanes_log2;
-}();
-
 // The bands in which a small column sum of vectors is read as clusters of
 // kColumnClusterBlocks splits, where its shape so far (its `widest` bands
 // in `splits` splits) gives a thread more than one round of loads or is more
@@ -709,7 +702,7 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
     int64_t rounds;
   };
   for (const Limit limit : {Limit{sm_count, 2}, Limit{2 * int64_t(sm_count), 4}}) {
-    for (int lanes_log2 = kMinSmallSumLanesLog2<InT, kColumns>;
+    for (int lanes_log2 = kSpanLanesLog2<InT, kColumns, 32>;
          lanes_log2 <= widest.shape.column_lanes_log2; ++lanes_log2) {
       const Bands bands = bands_of<kColumns>(problem, lanes_log2);
       if (bands.count * kSplits > limit.blocks || !clusters.holds(kSplits, bands.count)) continue;
@@ -801,7 +794,7 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
     const int64_t blocks = bands.count * splits;
     int narrow_log2 = column_lanes_log2;
     Bands narrower = bands;
-    while (narrow_log2 > kMinClusterBandLanesLog2<InT, kColumns> &&
+    while (narrow_log2 > kSpanLanesLog2<InT, kColumns, 256> &&
            narrower.count * clusters.blocks < blocks) {
       narrower = bands_of<kColumns>(problem, --narrow_log2);
     }
