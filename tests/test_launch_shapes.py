@@ -879,18 +879,28 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
+def column_kernel_arguments(name):
+    """The template arguments of a column_sum.cu band kernel's name after its
+    types: (kColumns, kOffBoundary, kFlat), as the profiler prints them."""
+    match = re.search(r"column_(?:sum|cluster)_kernel<.*, (\d+), (true|false), (true|false)>", name)
+    assert match, name
+    return int(match[1]), match[2] == "true", match[3] == "true"
+
+
 @requires_cuda
 @pytest.mark.parametrize(
-    ("shape", "dtype", "view", "dims", "kernel"),
+    ("shape", "dtype", "view", "dims", "columns", "off_boundary"),
     [
-        ((2048, 1001), torch.float32, lambda x: x, [0], ", 4, true>"),
-        ((2048, 4096), torch.bfloat16, lambda x: x[:, 1:], [0], ", 8, true>"),
-        ((2048, 4096), torch.float32, lambda x: x, [0], ", 4, false>"),
-        ((8, 64, 129), torch.float32, lambda x: x[:, :60], [0, 1], ", 1, false>"),
+        ((2048, 1001), torch.float32, lambda x: x, [0], 4, True),
+        ((2048, 4096), torch.bfloat16, lambda x: x[:, 1:], [0], 8, True),
+        ((2048, 4096), torch.float32, lambda x: x, [0], 4, False),
+        ((8, 64, 129), torch.float32, lambda x: x[:, :60], [0, 1], 1, False),
     ],
     ids=["odd columns", "from column 1", "aligned", "two reduced dims"],
 )
-def test_off_boundary_column_sums_read_vectors(shape, dtype, view, dims, kernel, seed, tmp_path):
+def test_off_boundary_column_sums_read_vectors(
+    shape, dtype, view, dims, columns, off_boundary, seed, tmp_path
+):
     """Column sums whose rows start off the vector boundaries read 16-byte vectors
     shifted into place (column_sum.cu's band kernels with kOffBoundary) where one
     reduced dim holds the rows and the vectors fill enough of a wave of blocks
@@ -899,5 +909,31 @@ def test_off_boundary_column_sums_read_vectors(shape, dtype, view, dims, kernel,
     x = view(random_shaped(shape, dtype, "cuda"))
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     assert len(launched) == 1 and "column_" in launched[0][0], launched
-    assert kernel in launched[0][0], launched
+    assert column_kernel_arguments(launched[0][0])[:2] == (columns, off_boundary), launched
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("shape", "dtype", "view", "dims", "flat"),
+    [
+        ((3001, 64), torch.float32, lambda x: x, [0], True),
+        ((64, 300, 64), torch.int16, lambda x: x, [1], True),
+        ((2048, 1001), torch.float32, lambda x: x, [0], True),  # off the boundaries
+        ((6, 8, 20, 64), torch.float32, lambda x: x[::2, ::3], [2], False),  # 2 outer dims
+        ((64, 10, 64), torch.bfloat16, lambda x: x[::2, ::3], [0, 1], False),  # 2 reduced
+    ],
+    ids=["rows", "middle dim", "odd columns", "two outer dims", "two reduced dims"],
+)
+def test_column_sums_of_flat_offsets_take_flat_kernels(
+    shape, dtype, view, dims, flat, seed, tmp_path
+):
+    """Column sums over one reduced dim and at most one outer dim take the band
+    kernels compiled without the general index (kFlat: every offset a multiply);
+    sums whose kept or reduced dims do not coalesce into one take the general
+    ones. Both give torch.sum's result."""
+    x = view(random_shaped(shape, dtype, "cuda"))
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
+    assert len(launched) == 1, launched
+    assert column_kernel_arguments(launched[0][0])[2] == flat, launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")

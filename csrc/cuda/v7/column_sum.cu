@@ -447,18 +447,19 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
 
 // sum_rows over the rows of `reduced` from first_row: with one coalesced
 // reduced dim (almost every model's layout), a multiply per row instead of
-// the general offset's chain of divisions.
-template <int kColumns, typename AccT, typename BandRows>
+// the general offset's chain of divisions; with kFlat (has_flat_index) only
+// that is compiled.
+template <bool kFlat, int kColumns, typename AccT, typename BandRows>
 __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t first_row,
                                                  int64_t row_end, int row_lanes,
                                                  const StridedIndex& reduced,
                                                  AccT (&sums)[kColumns]) {
-  if (reduced.ndim == 1) {
+  if (kFlat || reduced.ndim == 1) {
     const int64_t row_stride = reduced.strides[0];
     sum_rows(
         rows, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
         sums);
-  } else if constexpr (!BandRows::kMayLeaveSpan) {  // off-boundary bands have one reduced dim
+  } else if constexpr (!kFlat && !BandRows::kMayLeaveSpan) {  // off-boundary: one reduced dim
     sum_rows(
         rows, first_row, row_end, row_lanes, [&reduced](int64_t r) { return reduced.offset(r); },
         sums);
@@ -466,24 +467,26 @@ __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t f
 }
 
 // A band's column sums from this thread's row lane: its rows from first_row
-// up to row_end, every row_lanes-th (sum_reduced_rows). Aligned bands read
-// only where the thread has columns; off-boundary ones in every lane, whose
-// shuffles need the whole band (OffBoundaryBandRows).
-template <bool kOffBoundary, int kColumns, typename InT, typename OutT, typename AccT>
+// up to row_end, every row_lanes-th (sum_reduced_rows), in the band of outer
+// index `outer` that starts at band_column. Aligned bands read only where the
+// thread has columns; off-boundary ones in every lane, whose shuffles need
+// the whole band (OffBoundaryBandRows).
+template <bool kOffBoundary, bool kFlat, int kColumns, typename InT, typename OutT, typename AccT>
 __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& problem,
-                                              int64_t span_end, int64_t band_start,
-                                              int64_t band_column, int column_lanes,
-                                              int64_t first_row, int64_t row_end, int row_lanes,
-                                              AccT (&sums)[kColumns]) {
+                                              int64_t span_end, int64_t outer, int64_t band_column,
+                                              int column_lanes, int64_t first_row, int64_t row_end,
+                                              int row_lanes, AccT (&sums)[kColumns]) {
+  const int64_t band_start =
+      (kFlat ? outer * problem.outer.strides[0] : problem.outer.offset(outer)) + band_column;
   if constexpr (kOffBoundary) {
     const OffBoundaryBandRows<InT, kColumns> rows(
         problem.input, band_start, span_end, problem.inner_outputs - band_column, column_lanes);
-    sum_reduced_rows(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+    sum_reduced_rows<kFlat>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
   } else {
     const int lane_column = (int(threadIdx.x) & (column_lanes - 1)) * kColumns;
     if (band_column + lane_column < problem.inner_outputs) {
       const AlignedBandRows<InT, kColumns> rows{problem.input + band_start + lane_column};
-      sum_reduced_rows(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+      sum_reduced_rows<kFlat>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
     }
   }
 }
@@ -491,9 +494,24 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& pr
 template <bool kOffBoundary>
 constexpr int kBandRegisters = kOffBoundary ? kOffBoundaryRegisters : kRegisters;
 
+// Whether a problem's offsets are products, each one multiply: one reduced
+// dim and at most one outer dim (a batch of rows, H x W of channels_last, the
+// middle dim of a 3-D tensor; an absent outer dim's stride is 0). Their
+// kernels (kFlat) compile without the general index, which cost each block
+// 0.8-0.9 us before its first load even where its branch was not taken: its
+// constants and divisions were hoisted above the branch, in a kernel of 8x
+// the instructions (the aligned fp32 cluster kernel 5,600 against 688; int16
+// spilled 76 bytes against 24). On an H200 (benchmarks/NOTES.md, session
+// 60): fp32 3001x64 dim=0 3.51 -> 3.00 us, int32 1024x1024 4.63 -> 4.03,
+// fp32 16384x1000 21.5 -> 19.8, 8192x4096 dim=0 35.4 -> 34.7.
+template <typename InT, typename OutT>
+bool has_flat_index(const ColumnProblem<InT, OutT>& problem) {
+  return problem.reduced.ndim == 1 && problem.outer.ndim <= 1;
+}
+
 // span_end: one past the last element offset any row reaches (off-boundary
-// reads stay below it).
-template <typename InT, typename OutT, int kColumns, bool kOffBoundary>
+// reads stay below it). kFlat: for problems that has_flat_index.
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFlat>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
     column_sum_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
                       EvenSplits row_splits, acc_t<InT>* partials, unsigned int* counters) {
@@ -515,9 +533,8 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
     AccT sums[kColumns];
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
-    sum_band_rows<kOffBoundary>(problem, span_end, problem.outer.offset(outer) + band_column,
-                                band_column, column_lanes, first_row + row_lane, row_end, row_lanes,
-                                sums);
+    sum_band_rows<kOffBoundary, kFlat>(problem, span_end, outer, band_column, column_lanes,
+                                       first_row + row_lane, row_end, row_lanes, sums);
     // Row lane 0 ends with the block's sums.
     sum_across_lanes(sums, lane_sums, column_lanes);
     if (row_lane == 0 && has_column) {
@@ -556,7 +573,7 @@ constexpr int kColumnClusterBlocks = kPortableClusterBlocks;
 // MEMBAR.ALL.GPU in the SASS. A block per band and split; a band's cluster
 // spans gridDim.y, so a block's rank is blockIdx.y. The main pass is
 // column_sum_kernel's for one band.
-template <typename InT, typename OutT, int kColumns, bool kOffBoundary>
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFlat>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
     column_cluster_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
                           EvenSplits row_splits) {
@@ -577,9 +594,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
   AccT sums[kColumns];
 #pragma unroll
   for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
-  sum_band_rows<kOffBoundary>(problem, span_end, problem.outer.offset(outer) + band_column,
-                              band_column, column_lanes, row_splits.first(blockIdx.y) + row_lane,
-                              row_splits.first(blockIdx.y + 1), row_lanes, sums);
+  sum_band_rows<kOffBoundary, kFlat>(problem, span_end, outer, band_column, column_lanes,
+                                     row_splits.first(blockIdx.y) + row_lane,
+                                     row_splits.first(blockIdx.y + 1), row_lanes, sums);
   sum_across_lanes(sums, lane_sums, column_lanes);  // row lane 0 ends with them
   gather.wait_until_open();
   if (row_lane != 0) return;
@@ -722,14 +739,16 @@ int64_t last_offset(const StridedIndex& index) {
   return last;
 }
 
-template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
-void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
-                  const LaunchContext& context) {
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFlat>
+void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                         const LaunchContext& context) {
   using AccT = acc_t<InT>;
   // sum_reduced_rows reads off-boundary rows over one reduced dim only.
   TORCH_INTERNAL_ASSERT(!kOffBoundary || problem.reduced.ndim == 1,
                         "off-boundary column bands over ", problem.reduced.ndim, " reduced dims");
-  constexpr auto kernel = column_sum_kernel<InT, OutT, kColumns, kOffBoundary>;
+  TORCH_INTERNAL_ASSERT(!kFlat || has_flat_index(problem), "flat column kernels for ",
+                        problem.reduced.ndim, " reduced and ", problem.outer.ndim, " outer dims");
+  constexpr auto kernel = column_sum_kernel<InT, OutT, kColumns, kOffBoundary, kFlat>;
   const int64_t span_end =
       last_offset(problem.outer) + last_offset(problem.reduced) + problem.inner_outputs;
   Bands bands = widest_bands<kColumns>(problem);
@@ -737,7 +756,7 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const int64_t rows = problem.reduced.numel();
   int64_t splits = band_splits(bands, rows, wave);
-  constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns, kOffBoundary>;
+  constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns, kOffBoundary, kFlat>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
   // A small sum of aligned vectors: small_sum_bands' clusters. (Its rule was
@@ -827,6 +846,16 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
   }
 }
 
+// launch_band_kernels, in the flat kernels where `problem` has a flat index.
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
+void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
+                  const LaunchContext& context) {
+  if (has_flat_index(problem)) {
+    return launch_band_kernels<InT, OutT, kColumns, kOffBoundary, true>(problem, finish, context);
+  }
+  launch_band_kernels<InT, OutT, kColumns, kOffBoundary, false>(problem, finish, context);
+}
+
 // Whether every row of every band starts on a vector boundary: the bands'
 // vectors are then their columns (AlignedBandRows); other rows shift theirs
 // into place (OffBoundaryBandRows).
@@ -871,10 +900,10 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     const int64_t rows = problem.reduced.numel();
     const Bands vectors = widest_bands<kColumns>(problem);
     const Bands scalars = widest_bands<1>(problem);
-    const int64_t vector_wave = one_wave<column_sum_kernel<InT, OutT, kColumns, true>>(
+    const int64_t vector_wave = one_wave<column_sum_kernel<InT, OutT, kColumns, true, false>>(
         kBlock, context.device, context.sm_count);
-    const int64_t scalar_wave =
-        one_wave<column_sum_kernel<InT, OutT, 1, false>>(kBlock, context.device, context.sm_count);
+    const int64_t scalar_wave = one_wave<column_sum_kernel<InT, OutT, 1, false, false>>(
+        kBlock, context.device, context.sm_count);
     const int64_t vector_blocks =
         std::min(vector_wave, vectors.count * band_splits(vectors, rows, vector_wave));
     const int64_t scalar_blocks =
