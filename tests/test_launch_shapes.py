@@ -919,7 +919,7 @@ def test_off_boundary_column_sums_read_vectors(
     [
         ((3001, 64), torch.float32, lambda x: x, [0], True),
         ((64, 300, 64), torch.int16, lambda x: x, [1], True),
-        ((2048, 1001), torch.float32, lambda x: x, [0], True),  # off the boundaries
+        ((2048, 1001), torch.float32, lambda x: x, [0], False),  # off the boundaries
         ((6, 8, 20, 64), torch.float32, lambda x: x[::2, ::3], [2], False),  # 2 outer dims
         ((64, 10, 64), torch.bfloat16, lambda x: x[::2, ::3], [0, 1], False),  # 2 reduced
     ],
@@ -928,10 +928,11 @@ def test_off_boundary_column_sums_read_vectors(
 def test_column_sums_of_flat_offsets_take_flat_kernels(
     shape, dtype, view, dims, flat, seed, tmp_path
 ):
-    """Column sums over one reduced dim and at most one outer dim take the band
-    kernels compiled without the general index (kFlat: every offset a multiply);
-    sums whose kept or reduced dims do not coalesce into one take the general
-    ones. Both give torch.sum's result."""
+    """Column sums of aligned rows over one reduced dim and at most one outer dim
+    take the band kernels compiled without the general index (kFlat: every
+    offset a multiply); sums whose kept or reduced dims do not coalesce into one,
+    and rows off the vector boundaries, take the general ones. Both give
+    torch.sum's result."""
     x = view(random_shaped(shape, dtype, "cuda"))
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     assert len(launched) == 1, launched

@@ -846,12 +846,20 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   }
 }
 
-// launch_band_kernels, in the flat kernels where `problem` has a flat index.
+// launch_band_kernels, in the flat kernels where `problem` has a flat index
+// and its rows are aligned. Off-boundary rows keep the general kernels: in
+// the flat ones long fp32 columns read 2-3% slower (H200: 2048x50257 dim=0
+// 107.0 -> 110.0 us, behind Inductor's 109.1; 16384x1001 23.1 -> 23.7),
+// with main loops of the same length (569 SASS instructions against 566);
+// their 16-bit and short sums were up to 0.5 us faster (benchmarks/NOTES.md,
+// session 60).
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
 void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context) {
-  if (has_flat_index(problem)) {
-    return launch_band_kernels<InT, OutT, kColumns, kOffBoundary, true>(problem, finish, context);
+  if constexpr (!kOffBoundary) {
+    if (has_flat_index(problem)) {
+      return launch_band_kernels<InT, OutT, kColumns, false, true>(problem, finish, context);
+    }
   }
   launch_band_kernels<InT, OutT, kColumns, kOffBoundary, false>(problem, finish, context);
 }
