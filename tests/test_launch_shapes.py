@@ -882,7 +882,9 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
 def column_kernel_arguments(name):
     """The template arguments of a column_sum.cu band kernel's name after its
     types: (kColumns, kOffBoundary, kFlat), as the profiler prints them."""
-    match = re.search(r"column_(?:sum|cluster)_kernel<.*, (\d+), (true|false), (true|false)>", name)
+    match = re.search(
+        r"column_(?:sum|cluster)_kernel<[^(]*, (\d+), (true|false), (true|false)>", name
+    )
     assert match, name
     return int(match[1]), match[2] == "true", match[3] == "true"
 
@@ -896,7 +898,7 @@ def column_kernel_arguments(name):
         ((2048, 4096), torch.float32, lambda x: x, [0], 4, False),
         ((8, 64, 129), torch.float32, lambda x: x[:, :60], [0, 1], 1, False),
     ],
-    ids=["odd columns", "from column 1", "aligned", "two reduced dims"],
+    ids=["odd columns", "from column 1", "aligned", "few rows of 60 columns"],
 )
 def test_off_boundary_column_sums_read_vectors(
     shape, dtype, view, dims, columns, off_boundary, seed, tmp_path
@@ -904,8 +906,9 @@ def test_off_boundary_column_sums_read_vectors(
     """Column sums whose rows start off the vector boundaries read 16-byte vectors
     shifted into place (column_sum.cu's band kernels with kOffBoundary) where one
     reduced dim holds the rows and the vectors fill enough of a wave of blocks
-    (these 2,048-row columns do); over two reduced dims, a column a thread. Aligned
-    rows keep the plain vector kernels."""
+    (these 2,048-row columns do); where they would not (8 x 64 rows of 60 columns,
+    dims that coalesce into one), a column a thread. Aligned rows keep the plain
+    vector kernels."""
     x = view(random_shaped(shape, dtype, "cuda"))
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     assert len(launched) == 1 and "column_" in launched[0][0], launched

@@ -37,7 +37,7 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kMaxColumnLanes = 32;     // a band is at most a warp of column vectors
-constexpr int kMinColumnLanesLog2 = 3;  // launch_bands narrows clusters of splits to 8 lanes
+constexpr int kMinColumnLanesLog2 = 3;  // launch_band_kernels narrows clusters of splits to 8 lanes
 // Strided offsets need more than 32 registers; 64 leaves half the threads
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
@@ -476,8 +476,12 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& pr
                                               int64_t span_end, int64_t outer, int64_t band_column,
                                               int column_lanes, int64_t first_row, int64_t row_end,
                                               int row_lanes, AccT (&sums)[kColumns]) {
-  const int64_t band_start =
-      (kFlat ? outer * problem.outer.strides[0] : problem.outer.offset(outer)) + band_column;
+  int64_t band_start = band_column;
+  if constexpr (kFlat) {
+    band_start += outer * problem.outer.strides[0];
+  } else {
+    band_start += problem.outer.offset(outer);
+  }
   if constexpr (kOffBoundary) {
     const OffBoundaryBandRows<InT, kColumns> rows(
         problem.input, band_start, span_end, problem.inner_outputs - band_column, column_lanes);
@@ -496,14 +500,15 @@ constexpr int kBandRegisters = kOffBoundary ? kOffBoundaryRegisters : kRegisters
 
 // Whether a problem's offsets are products, each one multiply: one reduced
 // dim and at most one outer dim (a batch of rows, H x W of channels_last, the
-// middle dim of a 3-D tensor; an absent outer dim's stride is 0). Their
-// kernels (kFlat) compile without the general index, which cost each block
-// 0.8-0.9 us before its first load even where its branch was not taken: its
-// constants and divisions were hoisted above the branch, in a kernel of 8x
-// the instructions (the aligned fp32 cluster kernel 5,600 against 688; int16
-// spilled 76 bytes against 24). On an H200 (benchmarks/NOTES.md, session
-// 60): fp32 3001x64 dim=0 3.51 -> 3.00 us, int32 1024x1024 4.63 -> 4.03,
-// fp32 16384x1000 21.5 -> 19.8, 8192x4096 dim=0 35.4 -> 34.7.
+// middle dim of a 3-D tensor; without an outer dim the outer index is always
+// 0, whatever strides[0] holds). Their kernels (kFlat) compile without the
+// general index, which cost each block 0.8-0.9 us before its first load even
+// where its branch was not taken: its constants and divisions were hoisted
+// above the branch, in a kernel of 8x the instructions (the aligned fp32
+// cluster kernel 5,600 against 688; int16 spilled 76 bytes against 24). On
+// an H200 (benchmarks/NOTES.md, session 60): fp32 3001x64 dim=0 3.51 -> 3.00
+// us, int32 1024x1024 4.63 -> 4.03, fp32 16384x1000 21.5 -> 19.8, 8192x4096
+// dim=0 35.4 -> 34.7.
 template <typename InT, typename OutT>
 bool has_flat_index(const ColumnProblem<InT, OutT>& problem) {
   return problem.reduced.ndim == 1 && problem.outer.ndim <= 1;
@@ -768,7 +773,7 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   if (small) {
     bands = *small;
     splits = kColumnClusterBlocks;
-  } else if (splits > clusters.blocks &&
+  } else if (clusters.blocks > 0 && splits > clusters.blocks &&
              ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
                  kMaxClusterRowsPerThread &&
              clusters.holds(clusters.blocks, bands.count)) {
@@ -846,13 +851,13 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   }
 }
 
-// launch_band_kernels, in the flat kernels where `problem` has a flat index
-// and its rows are aligned. Off-boundary rows keep the general kernels: in
-// the flat ones long fp32 columns read 2-3% slower (H200: 2048x50257 dim=0
-// 107.0 -> 110.0 us, behind Inductor's 109.1; 16384x1001 23.1 -> 23.7),
-// with main loops of the same length (569 SASS instructions against 566);
-// their 16-bit and short sums were up to 0.5 us faster (benchmarks/NOTES.md,
-// session 60).
+// launch_band_kernels, in the flat kernels where `problem` has a flat
+// index, except for rows read as shifted vectors (kOffBoundary), which keep
+// the general kernels: in the flat ones long fp32 columns read 2-3% slower
+// (H200: 2048x50257 dim=0 107.0 -> 110.0 us, behind Inductor's 109.1;
+// 16384x1001 23.1 -> 23.7), with main loops of the same length (569 SASS
+// instructions against 566), though their 16-bit and short sums were up to
+// 0.5 us faster (benchmarks/NOTES.md, session 60).
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
 void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context) {
@@ -910,8 +915,11 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     const Bands scalars = widest_bands<1>(problem);
     const int64_t vector_wave = one_wave<column_sum_kernel<InT, OutT, kColumns, true, false>>(
         kBlock, context.device, context.sm_count);
-    const int64_t scalar_wave = one_wave<column_sum_kernel<InT, OutT, 1, false, false>>(
-        kBlock, context.device, context.sm_count);
+    const int64_t scalar_wave = has_flat_index(problem)  // the kernel launch_bands takes
+                                    ? one_wave<column_sum_kernel<InT, OutT, 1, false, true>>(
+                                          kBlock, context.device, context.sm_count)
+                                    : one_wave<column_sum_kernel<InT, OutT, 1, false, false>>(
+                                          kBlock, context.device, context.sm_count);
     const int64_t vector_blocks =
         std::min(vector_wave, vectors.count * band_splits(vectors, rows, vector_wave));
     const int64_t scalar_blocks =
