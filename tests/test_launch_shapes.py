@@ -6,6 +6,7 @@ import re
 
 import pytest
 import torch
+from child_process import TESTS_DIR, describe, run_python
 from conftest import (
     LARGE_CHUNK_BYTES,
     assert_close_to_reference,
@@ -941,3 +942,34 @@ def test_column_sums_of_flat_offsets_take_flat_kernels(
     assert len(launched) == 1, launched
     assert column_kernel_arguments(launched[0][0])[2] == flat, launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
+
+
+def kernels_by_case(completed):
+    """cluster_free_target.py's printout: {case: names of the kernels it launched}."""
+    lines = [json.loads(line) for line in completed.stdout.splitlines() if line.startswith("{")]
+    return {line["case"]: line["kernels"] for line in lines}
+
+
+@requires_cuda
+def test_without_clusters_sums_launch_as_on_older_gpus():
+    """TORCH_REDUCE_NO_CLUSTERS=1 makes sum_v7 launch as on a GPU without
+    thread-block clusters (before Hopper), the only way to run those paths here:
+    cluster_free_target.py's sums (full sums of mid sizes, small and split column
+    sums) launch no cluster kernel and match torch.sum, and every part of
+    sanitizer_target.py (every version, layouts, dims, graphs, many waves) matches
+    its references. Without the switch, on Hopper and newer, some of the same sums
+    launch clusters: the switch is what took them away."""
+    no_clusters = {"TORCH_REDUCE_NO_CLUSTERS": "1"}
+    switched = run_python(TESTS_DIR / "cluster_free_target.py", env=no_clusters)
+    assert switched.returncode == 0, describe(switched)
+    launched = kernels_by_case(switched)
+    assert launched, describe(switched)
+    assert not [name for names in launched.values() for name in names if "cluster" in name]
+    if torch.cuda.get_device_capability() >= (9, 0):
+        default = run_python(TESTS_DIR / "cluster_free_target.py")
+        assert default.returncode == 0, describe(default)
+        names = [name for names in kernels_by_case(default).values() for name in names]
+        assert [name for name in names if "cluster" in name], names
+    everything = run_python(TESTS_DIR / "sanitizer_target.py", "--part", "all", env=no_clusters)
+    assert everything.returncode == 0, describe(everything)
+    assert "sanitizer target: part all ran and matched" in everything.stdout, describe(everything)
