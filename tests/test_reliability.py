@@ -27,7 +27,8 @@ HAS_DIMS_OVERLOAD = hasattr(torch.ops.reduce_opt.sum_v7, "dim_IntList")
 
 def settled_free_bytes() -> int:
     """Free device memory once all work is done and the caching allocator has
-    returned what it holds: what the ops' own state occupies shows here."""
+    returned what it holds: what the ops' own state occupies shows here, and so
+    does what other processes hold (the tests that read it are whole_device)."""
     torch.cuda.synchronize()
     gc.collect()
     torch.cuda.empty_cache()
@@ -88,6 +89,7 @@ def cycle_raw_streams(count: int, use) -> set[int]:
     return handles
 
 
+@pytest.mark.whole_device
 @requires_cuda
 def test_pool_streams_keep_bounded_state(seed):
     """10,000 torch.cuda.Stream()s come from PyTorch's fixed pool: whatever the op
@@ -101,6 +103,7 @@ def test_pool_streams_keep_bounded_state(seed):
     assert growth <= MIB, f"{growth / MIB:.1f} MiB more device memory in use after the cycles"
 
 
+@pytest.mark.whole_device
 @requires_cuda
 def test_external_streams_created_and_destroyed_leave_no_memory(seed):
     """10,000 raw streams, each created, used by sum_v7 through ExternalStream and
@@ -132,6 +135,7 @@ def test_external_streams_created_and_destroyed_leave_no_memory(seed):
     )
 
 
+@pytest.mark.whole_device
 @requires_cuda
 def test_graphs_captured_and_dropped_leave_no_memory(seed):
     """Whatever a captured sum_v7 owns must go with its graph."""
