@@ -851,22 +851,39 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   }
 }
 
-// launch_band_kernels, in the flat kernels where `problem` has a flat
-// index, except for rows read as shifted vectors (kOffBoundary), which keep
-// the general kernels: in the flat ones long fp32 columns read 2-3% slower
-// (H200: 2048x50257 dim=0 107.0 -> 110.0 us, behind Inductor's 109.1;
-// 16384x1001 23.1 -> 23.7), with main loops of the same length (569 SASS
-// instructions against 566), though their 16-bit and short sums were up to
-// 0.5 us faster (benchmarks/NOTES.md, session 60).
+// Calls use(std::bool_constant<kFlat>) with the band kernels' kFlat for
+// `problem`: the flat kernels where it has a flat index, except for rows read
+// as shifted vectors (kOffBoundary), which keep the general kernels: in the
+// flat ones long fp32 columns read 2-3% slower (H200: 2048x50257 dim=0 107.0
+// -> 110.0 us, behind Inductor's 109.1; 16384x1001 23.1 -> 23.7), with main
+// loops of the same length (569 SASS instructions against 566), though their
+// 16-bit and short sums were up to 0.5 us faster (benchmarks/NOTES.md,
+// session 60).
+template <bool kOffBoundary, typename InT, typename OutT, typename Use>
+auto with_band_kernels(const ColumnProblem<InT, OutT>& problem, const Use& use) {
+  if constexpr (!kOffBoundary) {
+    if (has_flat_index(problem)) return use(std::true_type{});
+  }
+  return use(std::false_type{});
+}
+
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
 void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context) {
-  if constexpr (!kOffBoundary) {
-    if (has_flat_index(problem)) {
-      return launch_band_kernels<InT, OutT, kColumns, false, true>(problem, finish, context);
-    }
-  }
-  launch_band_kernels<InT, OutT, kColumns, kOffBoundary, false>(problem, finish, context);
+  with_band_kernels<kOffBoundary>(problem, [&](auto flat) {
+    launch_band_kernels<InT, OutT, kColumns, kOffBoundary, decltype(flat)::value>(problem, finish,
+                                                                                  context);
+  });
+}
+
+// One wave of the split kernel that launch_bands launches for `problem`.
+template <typename InT, typename OutT, int kColumns, bool kOffBoundary>
+int64_t band_wave(const ColumnProblem<InT, OutT>& problem, const LaunchContext& context) {
+  return with_band_kernels<kOffBoundary>(problem, [&](auto flat) {
+    constexpr auto kernel =
+        column_sum_kernel<InT, OutT, kColumns, kOffBoundary, decltype(flat)::value>;
+    return one_wave<kernel>(kBlock, context.device, context.sm_count);
+  });
 }
 
 // Whether every row of every band starts on a vector boundary: the bands'
@@ -913,13 +930,9 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     const int64_t rows = problem.reduced.numel();
     const Bands vectors = widest_bands<kColumns>(problem);
     const Bands scalars = widest_bands<1>(problem);
-    const int64_t vector_wave = one_wave<column_sum_kernel<InT, OutT, kColumns, true, false>>(
-        kBlock, context.device, context.sm_count);
-    const int64_t scalar_wave = has_flat_index(problem)  // the kernel launch_bands takes
-                                    ? one_wave<column_sum_kernel<InT, OutT, 1, false, true>>(
-                                          kBlock, context.device, context.sm_count)
-                                    : one_wave<column_sum_kernel<InT, OutT, 1, false, false>>(
-                                          kBlock, context.device, context.sm_count);
+    const int64_t vector_wave =
+        band_wave<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, context);
+    const int64_t scalar_wave = band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context);
     const int64_t vector_blocks =
         std::min(vector_wave, vectors.count * band_splits(vectors, rows, vector_wave));
     const int64_t scalar_blocks =
