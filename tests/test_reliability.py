@@ -608,13 +608,19 @@ SCENARIOS = {
 }
 
 
+# Scenarios that fill the whole GPU: other processes beside them would run out of
+# memory.
+WHOLE_DEVICE_SCENARIOS = {"out_of_memory"}
+
+
 @requires_cuda
 @pytest.mark.parametrize(
     "scenario",
     [
-        # It fills the whole GPU: other processes beside it would run out of memory.
-        pytest.param("out_of_memory", marks=pytest.mark.whole_device),
-        "sum_on_a_stream_that_is_not_capturing",
+        pytest.param(
+            name, marks=[pytest.mark.whole_device] if name in WHOLE_DEVICE_SCENARIOS else []
+        )
+        for name in SCENARIOS
     ],
 )
 def test_fault_scenario(scenario):
