@@ -218,8 +218,8 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "2000x66 float32, 1 element in": shaped_ending_at_allocation_end(
             (2000, 66), torch.float32, 1
         ),
-        # Rows off the vector boundaries read as vectors from each row's boundary and
-        # shifted into place, to the allocation's last element: a phase a row over
+        # Rows off the vector boundaries read as vectors from each row's boundary, their
+        # sums moved into place, to the allocation's last element: a phase a row over
         # 16 bands, and int16 in narrow bands (several row lanes a warp) of 64 outer
         # indices; and a column a thread, for a few bands of few rows.
         "1024x4095 bfloat16, 3 elements in": shaped_ending_at_allocation_end(

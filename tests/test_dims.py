@@ -423,8 +423,8 @@ COLUMN_CASES = [
     ("100x2048x64 float16", (100, 2048, 64), torch.float16, [1], lambda x: x),
     ("100x2048x64 int16", (100, 2048, 64), torch.int16, [1], lambda x: x),
     ("100x2048x63 float32, sliced", (100, 2048, 64), torch.float32, [1], lambda x: x[..., :63]),
-    # Rows off the vector boundaries, read as the vectors from each row's boundary
-    # and shifted into place: an odd vocabulary (a phase a row, many bands), a
+    # Rows off the vector boundaries, read as the vectors from each row's boundary,
+    # their sums moved into place: an odd vocabulary (a phase a row, many bands), a
     # first column sliced off (one phase), several outer indices of odd rows.
     ("300x50257 bfloat16", (300, 50257), torch.bfloat16, [0], lambda x: x),
     ("2048x4096 float32, from column 1", (2048, 4096), torch.float32, [0], lambda x: x[:, 1:]),

@@ -905,7 +905,7 @@ def test_off_boundary_column_sums_read_vectors(
     shape, dtype, view, dims, columns, off_boundary, seed, tmp_path
 ):
     """Column sums whose rows start off the vector boundaries read 16-byte vectors
-    shifted into place (column_sum.cu's band kernels with kOffBoundary) where one
+    from each row's boundary (column_sum.cu's band kernels with kOffBoundary) where one
     reduced dim holds the rows and the vectors fill enough of a wave of blocks
     (these 2,048-row columns do); where they would not (8 x 64 rows of 60 columns,
     dims that coalesce into one), a column a thread. Aligned rows keep the plain
@@ -919,28 +919,35 @@ def test_off_boundary_column_sums_read_vectors(
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("shape", "dtype", "view", "dims", "flat"),
+    ("shape", "dtype", "view", "dims", "off_boundary", "flat"),
     [
-        ((3001, 64), torch.float32, lambda x: x, [0], True),
-        ((64, 300, 64), torch.int16, lambda x: x, [1], True),
-        ((2048, 1001), torch.float32, lambda x: x, [0], False),  # off the boundaries
-        ((6, 8, 20, 64), torch.float32, lambda x: x[::2, ::3], [2], False),  # 2 outer dims
-        ((64, 10, 64), torch.bfloat16, lambda x: x[::2, ::3], [0, 1], False),  # 2 reduced
+        ((3001, 64), torch.float32, lambda x: x, [0], False, True),
+        ((64, 300, 64), torch.int16, lambda x: x, [1], False, True),
+        ((2048, 1001), torch.float32, lambda x: x, [0], True, True),
+        ((6, 8, 20, 64), torch.float32, lambda x: x[::2, ::3], [2], False, False),
+        ((64, 10, 64), torch.bfloat16, lambda x: x[::2, ::3], [0, 1], False, False),
+        ((4, 3, 2048, 1001), torch.float32, lambda x: x[::2], [2], True, False),
     ],
-    ids=["rows", "middle dim", "odd columns", "two outer dims", "two reduced dims"],
+    ids=[
+        "rows",
+        "middle dim",
+        "odd columns",
+        "two outer dims",
+        "two reduced dims",
+        "odd columns, two outer dims",
+    ],
 )
 def test_column_sums_of_flat_offsets_take_flat_kernels(
-    shape, dtype, view, dims, flat, seed, tmp_path
+    shape, dtype, view, dims, off_boundary, flat, seed, tmp_path
 ):
-    """Column sums of aligned rows over one reduced dim and at most one outer dim
-    take the band kernels compiled without the general index (kFlat: every
-    offset a multiply); sums whose kept or reduced dims do not coalesce into one,
-    and rows off the vector boundaries, take the general ones. Both give
-    torch.sum's result."""
+    """Column sums over one reduced dim and at most one outer dim take the band
+    kernels compiled without the general index (kFlat: every offset a multiply),
+    rows on the vector boundaries or off them; sums whose kept or reduced dims do
+    not coalesce into one take the general ones. Both give torch.sum's result."""
     x = view(random_shaped(shape, dtype, "cuda"))
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     assert len(launched) == 1, launched
-    assert column_kernel_arguments(launched[0][0])[2] == flat, launched
+    assert column_kernel_arguments(launched[0][0])[1:] == (off_boundary, flat), launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
 
 

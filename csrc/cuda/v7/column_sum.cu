@@ -10,9 +10,10 @@
 // thread-block cluster finishes in the cluster instead (column_cluster_kernel).
 // Rows whose bands start off the vector boundaries (an odd number of 16-bit
 // columns, a slice that drops a first column) read the same vectors from the
-// boundary before each row's band and shift them into place
-// (OffBoundaryBandRows), over one reduced dim and where that fills enough of
-// a wave (launch_column_sum); other such rows a column a thread. Covers sums
+// boundary before each row's band, add them as they come and move the sums
+// into place once (OffBoundaryBandRows), over one reduced dim and where that
+// fills enough of a wave (launch_column_sum); other such rows a column a
+// thread. Covers sums
 // over a batch, over H x W of a channels_last activation, over the middle dim
 // of a 3-D tensor, a Linear layer's bias gradient. Rows of a few columns that
 // lie back to back off the vector boundaries go to interleaved_column_sum.cu
@@ -42,8 +43,8 @@ constexpr int kMinColumnLanesLog2 = 3;  // launch_band_kernels narrows clusters 
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
 // Off-boundary bands (OffBoundaryBandRows) hold two vectors a row in flight
-// and the shuffles' words: at 64 registers their 16-bit and int16 kernels
-// spilled (sm_90), at 80 none; 3 blocks an SM still keep 48 KB a
+// (lane 0's second): at 64 registers their 16-bit and int16 kernels spilled
+// (sm_90, session 58), at 80 fewer; 3 blocks an SM still keep 48 KB a
 // multiprocessor in flight.
 constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
@@ -76,8 +77,8 @@ __device__ __forceinline__ AlignedVector<T, kColumns> load_columns(const T* addr
 
 // How a thread reads its column vector of a row, in two steps: fetch(row
 // offset) issues the loads, settle(fetched) turns what they brought into the
-// thread's kColumns columns, so that a batch of rows has all its loads in
-// flight before the first settles.
+// kColumns elements the thread adds, so that a batch of rows has all its
+// loads in flight before the first settles.
 //
 // Rows whose bands all start on a vector boundary (rows_are_vector_aligned),
 // or a column a thread (kColumns 1): the thread's vector is its columns.
@@ -94,100 +95,100 @@ struct AlignedBandRows {
 };
 
 // Rows whose bands start anywhere (an odd number of 16-bit columns, a slice
-// that drops a first column, rows with gaps; each row's own phase): lane j
-// loads the j-th vector from the boundary at or before the row's band, the
-// band's last lane the one after its own too, and each lane shifts its
-// vector and the next lane's (a shuffle) by the row's phase, the band's
-// distance from that boundary, which leaves the lane its own kColumns
-// columns, as the aligned rows give them. So a band reads up to a vector
-// more a row than its columns fill, and the finish is the aligned rows'
-// finish. Every lane of a band must fetch and settle the same rows (the
-// shuffle), those past the last column included: they load only vectors the
-// lane before them needs. The column band kernel read such rows one element
-// a thread a row (4 elements in flight a thread): bf16 2048x50257 dim=0 in
-// 105.0 us against 50.65 for 2048x50256 (benchmarks/NOTES.md, session 58).
-// A vector that reaches past the elements the rows span, [0, span_end),
-// loads element by element within them, so no byte outside the view's span
-// is read; inside it, the vectors take in bytes that are not the view's (the
-// gaps between rows, a sliced-off column): never added to a stored column,
-// but compute-sanitizer's initcheck would report them where the storage of a
-// view's gaps was never written (not run: expected from the reads).
+// that drops a first column, rows with gaps): each lane loads the vector at
+// the boundary at or before where its columns would start, so it holds its
+// columns shifted by the row's phase (the band's distance from that
+// boundary), the first `phase` of them in the lane before. A thread's rows
+// are row_lanes apart, a multiple of kColumns, so they all have the same
+// phase: the thread adds each vector as it comes, every element to the
+// column it holds, and the sums move into place once, after the last row
+// (place). Lane 0's first `phase` elements precede the band: it also loads
+// the vector after the last lane's, whose first `phase` elements are the
+// band's last columns, and takes those in their place (a mask a word), so
+// every element a lane adds is one of the band's columns, and a band reads
+// up to a vector more a row than its columns fill. Shifting each row's
+// vectors into place instead (sessions 58-60: a shuffle, selects and a
+// funnel shift a word a row, 141 SASS instructions a row at fp32) kept the
+// SMs 60% busy issuing (ncu, base clocks): fp32 2048x50257 dim=0 read in 107
+// us against 97 for 2048x50256; now 94 against 93 (H200, benchmarks/NOTES.md,
+// session 61). A vector that reaches past the elements
+// the rows span, [0, span_end), loads element by element within them, so no
+// byte outside the view's span is read; inside it, the vectors take in bytes
+// that are not the view's (the gaps between rows, a sliced-off column): they
+// are added only to sums that are never stored, and compute-sanitizer's
+// initcheck would report them where the storage of a view's gaps was never
+// written (not run: expected from the reads).
 template <typename InT, int kColumns>
 struct OffBoundaryBandRows {
   using Columns = AlignedVector<InT, kColumns>;
   static constexpr bool kMayLeaveSpan = true;
   static constexpr int kWords = int(sizeof(Columns) / sizeof(uint32_t));
   static_assert(sizeof(Columns) % sizeof(uint32_t) == 0);
+  static_assert(kBlock / kMaxColumnLanes % kColumns == 0,
+                "a thread's rows must be a multiple of kColumns apart to share their phase");
 
-  // The loaded vectors as words: merged with zeros where a lane loads
-  // nothing, vectors of 16-bit elements spilled 16 bits at a time (sm_90).
   struct Words {
     uint32_t words[kWords];
   };
   struct Fetched {
     Words own;
-    Words next;  // the band's last lane's second vector
-    int phase;
+    Words wrap;  // lane 0's vector after the band's last lane's
   };
 
   const InT* input;
-  int64_t band_start;  // the band's first column in the reduced index's row 0
+  int64_t own_start;  // this lane's vector in row offset 0
   int64_t span_end;
-  int input_phase;   // input's distance from its vector boundary, in elements
-  int band_columns;  // the band's columns that the rows hold, at most its width
+  int phase;          // this thread's rows' distance from their vector boundary
+  int reach;          // phase + the band's columns that the rows hold
+  int wrap_distance;  // from lane 0's vector to the one after the last lane's
+  bool loads_own;
+  bool loads_wrap;
+  Words wrap_mask;  // the bits of lane 0's first `phase` elements
   int lane;
   int lanes;  // a power of two up to a warp
   unsigned lane_mask;
 
-  __device__ OffBoundaryBandRows(const InT* input, int64_t band_start, int64_t span_end,
-                                 int64_t columns_left, int column_lanes)
+  // band_start: the band's first column in the reduced index's row 0;
+  // first_row_offset: the offset of the thread's first row.
+  __device__ OffBoundaryBandRows(const InT* input, int64_t band_start, int64_t first_row_offset,
+                                 int64_t span_end, int64_t columns_left, int column_lanes)
       : input(input),
-        band_start(band_start),
         span_end(span_end),
-        input_phase(int(reinterpret_cast<uintptr_t>(input) % sizeof(Columns) / sizeof(InT))),
-        band_columns(int(std::min<int64_t>(columns_left, int64_t(column_lanes) * kColumns))),
         lane(int(threadIdx.x) & (column_lanes - 1)),
         lanes(column_lanes),
         lane_mask(column_lanes == kWarpSize
                       ? 0xffffffffu
                       : ((1u << column_lanes) - 1)
-                            << (threadIdx.x % kWarpSize & ~(column_lanes - 1))) {}
-
-  // Where row `row_offset`'s band starts from a vector boundary, and how far
-  // from it the band reaches.
-  struct RowReach {
-    int64_t boundary;
-    int phase;
-    int reach;
-  };
-
-  __device__ __forceinline__ RowReach reach_of(int64_t row_offset) const {
-    const int64_t start = band_start + row_offset;
-    const int phase = (input_phase + int(start & (kColumns - 1))) & (kColumns - 1);
-    return {start - phase, phase, phase + band_columns};
+                            << (threadIdx.x % kWarpSize & ~(column_lanes - 1))) {
+    const int input_phase = int(reinterpret_cast<uintptr_t>(input) % sizeof(Columns) / sizeof(InT));
+    phase = (input_phase + int((band_start + first_row_offset) & (kColumns - 1))) & (kColumns - 1);
+    reach = phase + int(std::min<int64_t>(columns_left, int64_t(column_lanes) * kColumns));
+    own_start = band_start - phase + lane * kColumns;
+    wrap_distance = column_lanes * kColumns;
+    loads_own = lane * kColumns < reach;
+    loads_wrap = lane == 0 && wrap_distance < reach;
+    const int wrap_bits = loads_wrap ? 8 * phase * int(sizeof(InT)) : 0;
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      const int bits = std::clamp(wrap_bits - 32 * w, 0, 32);
+      wrap_mask.words[w] = bits == 32 ? ~0u : (1u << bits) - 1;
+    }
   }
 
   // Whether the vectors that fetch loads for the rows from offset `first` to
-  // offset `last` lie in [0, span_end).
+  // offset `last` lie in [0, span_end). The same in every lane of a band.
   __device__ __forceinline__ bool within_span(int64_t first, int64_t last) const {
-    const RowReach first_row = reach_of(first);
-    const RowReach last_row = reach_of(last);
-    return first_row.boundary >= 0 &&
-           last_row.boundary + ((last_row.reach + kColumns - 1) & -kColumns) <= span_end;
+    const int64_t band_vectors = own_start - lane * kColumns;
+    return band_vectors + first >= 0 &&
+           band_vectors + last + ((reach + kColumns - 1) & -kColumns) <= span_end;
   }
 
-  // The vectors of row `row_offset`, where within_span holds. Lanes load
-  // only what the band needs: lanes past its columns nothing, the last lane
-  // its second vector only where the band reaches into it.
+  // The vectors of row `row_offset`, where within_span holds.
   __device__ __forceinline__ Fetched fetch(int64_t row_offset) const {
-    const RowReach row = reach_of(row_offset);
     Fetched fetched{};
-    fetched.phase = row.phase;
-    const int own = lane * kColumns;
-    if (own < row.reach) fetched.own = load_words(row.boundary + own);
-    if (lane == lanes - 1 && own + kColumns < row.reach) {
-      fetched.next = load_words(row.boundary + own + kColumns);
-    }
+    const int64_t own = own_start + row_offset;
+    if (loads_own) fetched.own = load_words(own);
+    if (loads_wrap) fetched.wrap = load_words(own + wrap_distance);
     return fetched;
   }
 
@@ -201,54 +202,58 @@ struct OffBoundaryBandRows {
   // fetch's elements, one at a time, only those in [0, span_end): for the
   // rows at the span's two ends, whose vectors may reach out of it.
   __device__ __forceinline__ Fetched fetch_within_span(int64_t row_offset) const {
-    const RowReach row = reach_of(row_offset);
-    Fetched fetched{};
-    fetched.phase = row.phase;
-    const int64_t own = row.boundary + lane * kColumns;
+    const int64_t own = own_start + row_offset;
     Columns vectors[2] = {};
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) {
-      if (own + c >= 0 && own + c < span_end) vectors[0].values[c] = input[own + c];
-      if (lane == lanes - 1 && own + kColumns + c < span_end) {
-        vectors[1].values[c] = input[own + kColumns + c];
+      if (loads_own && own + c >= 0 && own + c < span_end) vectors[0].values[c] = input[own + c];
+      if (loads_wrap && own + wrap_distance + c < span_end) {
+        vectors[1].values[c] = input[own + wrap_distance + c];
       }
     }
+    Fetched fetched;
     memcpy(&fetched.own, &vectors[0], sizeof(Words));
-    memcpy(&fetched.next, &vectors[1], sizeof(Words));
+    memcpy(&fetched.wrap, &vectors[1], sizeof(Words));
     return fetched;
   }
 
+  // The elements this thread adds: its vector, with lane 0's first `phase`
+  // elements from the vector after the last lane's.
   __device__ __forceinline__ Columns settle(const Fetched& fetched) const {
-    uint32_t words[2 * kWords];
+    uint32_t words[kWords];
 #pragma unroll
     for (int w = 0; w < kWords; ++w) {
-      words[w] = fetched.own.words[w];
-      words[kWords + w] = fetched.next.words[w];
-    }
-#pragma unroll
-    for (int w = 0; w < kWords; ++w) {
-      const uint32_t next_lanes = __shfl_down_sync(lane_mask, words[w], 1, lanes);
-      if (lane != lanes - 1) words[kWords + w] = next_lanes;
-    }
-    // The pair's bytes from the phase on: whole words (a select per word and
-    // bit of the word count), then a funnel shift.
-    const int shift_bytes = fetched.phase * int(sizeof(InT));
-    const int shift_words = shift_bytes / int(sizeof(uint32_t));
-    const int shift_bits = 8 * (shift_bytes % int(sizeof(uint32_t)));
-#pragma unroll
-    for (int step = kWords / 2; step > 0; step /= 2) {
-      const bool take = (shift_words & step) != 0;
-#pragma unroll
-      for (int w = 0; w + step < 2 * kWords; ++w) words[w] = take ? words[w + step] : words[w];
-    }
-    uint32_t shifted[kWords];
-#pragma unroll
-    for (int w = 0; w < kWords; ++w) {
-      shifted[w] = __funnelshift_r(words[w], words[w + 1], shift_bits);
+      words[w] = (fetched.wrap.words[w] & wrap_mask.words[w]) |
+                 (fetched.own.words[w] & ~wrap_mask.words[w]);
     }
     Columns columns;
-    memcpy(&columns, shifted, sizeof(Columns));
+    memcpy(&columns, words, sizeof(Columns));
     return columns;
+  }
+
+  // The thread's sums, element by element as settle gave them, moved to its
+  // own kColumns columns: from `phase` on in its own sums, then the next
+  // lane's (lane 0's after the last lane's). Every lane of the band calls it.
+  // Each lane rotates its sums by the phase (the band's lanes share it), so
+  // that the next lane's rotated sum c is the one this lane takes for column
+  // c. Once a band: with 8-byte sums of 8 columns (1-byte inputs) the
+  // compiler moves them through local memory (sm_90).
+  template <typename AccT>
+  __device__ __forceinline__ void place(AccT (&sums)[kColumns]) const {
+    AccT rotated[kColumns];
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) {
+      rotated[c] = sums[c];
+#pragma unroll
+      for (int shift = 1; shift < kColumns; ++shift) {
+        if (phase == shift) rotated[c] = sums[(c + shift) % kColumns];
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c) {
+      const AccT next_lanes = __shfl_sync(lane_mask, rotated[c], lane + 1, lanes);
+      sums[c] = c + phase < kColumns ? rotated[c] : next_lanes;
+    }
   }
 };
 
@@ -386,9 +391,9 @@ __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int
 }
 
 // Fetches rows r, r + row_lanes, ... kCount of them, with kClamp each
-// clamped to last_row (where it is a row again, the caller adds nothing for
-// it): all of a batch's loads issue before the first settles. A batch that
-// may reach out of the span (OffBoundaryBandRows: its first or last row,
+// clamped to last_row, a row of the batch (where it is a row again, the
+// caller adds nothing for it): all of a batch's loads issue before the first
+// settles. A batch that may reach out of the span (OffBoundaryBandRows: its first or last row,
 // whose offsets bound the others', one reduced dim of a stride never
 // negative) loads element by element instead.
 template <bool kClamp, int kCount, typename BandRows, typename RowOffset, typename Fetched>
@@ -430,10 +435,16 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
   }
   // The last rows, fewer than kUnroll: one round of loads, not a latency
   // each (fp32 64x1024x64 dim=1 on an H100, 9.2 to 9.0 us). A missing row
-  // loads the last row again and adds nothing.
+  // loads the thread's last row again (one of its rows: the same phase,
+  // OffBoundaryBandRows) and adds nothing.
   if (r < row_end) {
     Fetched batch[kUnroll - 1];
-    fetch_rows<true>(rows, r, row_end - 1, row_lanes, row_offset, batch);
+    int64_t last_row = r;
+#pragma unroll
+    for (int u = 1; u < kUnroll - 1; ++u) {
+      if (r + u * row_lanes < row_end) last_row = r + u * row_lanes;
+    }
+    fetch_rows<true>(rows, r, last_row, row_lanes, row_offset, batch);
 #pragma unroll
     for (int u = 0; u < kUnroll - 1; ++u) {
       const auto columns = rows.settle(batch[u]);
@@ -469,8 +480,8 @@ __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t f
 // A band's column sums from this thread's row lane: its rows from first_row
 // up to row_end, every row_lanes-th (sum_reduced_rows), in the band of outer
 // index `outer` that starts at band_column. Aligned bands read only where the
-// thread has columns; off-boundary ones in every lane, whose shuffles need
-// the whole band (OffBoundaryBandRows).
+// thread has columns; off-boundary ones in every lane, whose place needs the
+// whole band (OffBoundaryBandRows).
 template <bool kOffBoundary, bool kFlat, int kColumns, typename InT, typename OutT, typename AccT>
 __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& problem,
                                               int64_t span_end, int64_t outer, int64_t band_column,
@@ -484,8 +495,10 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& pr
   }
   if constexpr (kOffBoundary) {
     const OffBoundaryBandRows<InT, kColumns> rows(
-        problem.input, band_start, span_end, problem.inner_outputs - band_column, column_lanes);
+        problem.input, band_start, first_row * problem.reduced.strides[0], span_end,
+        problem.inner_outputs - band_column, column_lanes);
     sum_reduced_rows<kFlat>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+    rows.place(sums);
   } else {
     const int lane_column = (int(threadIdx.x) & (column_lanes - 1)) * kColumns;
     if (band_column + lane_column < problem.inner_outputs) {
@@ -852,25 +865,22 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
 }
 
 // Calls use(std::bool_constant<kFlat>) with the band kernels' kFlat for
-// `problem`: the flat kernels where it has a flat index, except for rows read
-// as shifted vectors (kOffBoundary), which keep the general kernels: in the
-// flat ones long fp32 columns read 2-3% slower (H200: 2048x50257 dim=0 107.0
-// -> 110.0 us, behind Inductor's 109.1; 16384x1001 23.1 -> 23.7), with main
-// loops of the same length (569 SASS instructions against 566), though their
-// 16-bit and short sums were up to 0.5 us faster (benchmarks/NOTES.md,
-// session 60).
-template <bool kOffBoundary, typename InT, typename OutT, typename Use>
+// `problem`: the flat kernels where it has a flat index. Off-boundary rows
+// too since OffBoundaryBandRows adds its vectors as they come: there the
+// flat kernels read fp32 2048x50257 dim=0 in 94.1 us against 98.2 for the
+// general ones, 16384x1001 in 20.0 against 21.3 (H200, benchmarks/NOTES.md,
+// session 61; with each row's vectors shifted into place they had read
+// 2-3% slower than the general ones, session 60).
+template <typename InT, typename OutT, typename Use>
 auto with_band_kernels(const ColumnProblem<InT, OutT>& problem, const Use& use) {
-  if constexpr (!kOffBoundary) {
-    if (has_flat_index(problem)) return use(std::true_type{});
-  }
+  if (has_flat_index(problem)) return use(std::true_type{});
   return use(std::false_type{});
 }
 
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary = false>
 void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                   const LaunchContext& context) {
-  with_band_kernels<kOffBoundary>(problem, [&](auto flat) {
+  with_band_kernels(problem, [&](auto flat) {
     launch_band_kernels<InT, OutT, kColumns, kOffBoundary, decltype(flat)::value>(problem, finish,
                                                                                   context);
   });
@@ -879,7 +889,7 @@ void launch_bands(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<In
 // One wave of the split kernel that launch_bands launches for `problem`.
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary>
 int64_t band_wave(const ColumnProblem<InT, OutT>& problem, const LaunchContext& context) {
-  return with_band_kernels<kOffBoundary>(problem, [&](auto flat) {
+  return with_band_kernels(problem, [&](auto flat) {
     constexpr auto kernel =
         column_sum_kernel<InT, OutT, kColumns, kOffBoundary, decltype(flat)::value>;
     return one_wave<kernel>(kBlock, context.device, context.sm_count);
@@ -887,8 +897,8 @@ int64_t band_wave(const ColumnProblem<InT, OutT>& problem, const LaunchContext& 
 }
 
 // Whether every row of every band starts on a vector boundary: the bands'
-// vectors are then their columns (AlignedBandRows); other rows shift theirs
-// into place (OffBoundaryBandRows).
+// vectors are then their columns (AlignedBandRows); other rows' vectors hold
+// their columns shifted (OffBoundaryBandRows).
 template <typename InT, typename OutT>
 bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
   constexpr int kColumns = kVectorColumns<InT>;
