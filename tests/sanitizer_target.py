@@ -238,6 +238,11 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "300x1001 bfloat16, 3 elements in": shaped_ending_at_allocation_end(
             (300, 1001), torch.bfloat16, 3
         ),
+        # Two outer dims that do not coalesce (the general index's band kernels),
+        # over dim 2: clusters of bands narrowed to 16 lanes, a partial last band.
+        "4x3x300x1001 bfloat16 [1::2], 3 elements in": shaped_ending_at_allocation_end(
+            (4, 3, 300, 1001), torch.bfloat16, 3
+        )[1::2],
         # A few interleaved columns read as one run of vectors, from a scalar head to
         # the allocation's last element: one span of many splits, and three spans.
         "40000x5 bfloat16, 1 element in": shaped_ending_at_allocation_end(
@@ -311,7 +316,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
     }
     for name, x in tensors.items():
         dim_lists = (
-            [[-1], [0], []] + ([[0, -1]] if x.dim() > 1 else []) + ([[1]] if x.dim() > 2 else [])
+            [[-1], [0], []]
+            + ([[0, -1]] if x.dim() > 1 else [])
+            + ([[1]] if x.dim() > 2 else [])
+            + ([[2]] if x.dim() > 3 else [])
         )
         for dims in dim_lists:
             for keepdim in (False, True):

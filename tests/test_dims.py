@@ -581,8 +581,8 @@ def test_off_boundary_column_sums(columns, dtype, rows, outer, element_offset, g
     C not a multiple of a vector, rows that start an element or three in, gaps
     between rows (a phase a row where the row stride is not a multiple of a
     vector), bands of a few lanes (several row lanes a warp) to many bands, one
-    split or many, several outer indices. Shifted vectors (column_sum.cu's
-    OffBoundaryBandRows) where they fill enough of a wave of blocks (many outer
+    split or many, several outer indices. Vectors from each row's boundary
+    (column_sum.cu's OffBoundaryBandRows) where they fill enough of a wave of blocks (many outer
     indices, long columns), a column a thread elsewhere. Reads past the view's span
     would go unseen here (they land in columns never stored): the sanitizer target's
     views end at their allocation's last byte."""
@@ -592,6 +592,20 @@ def test_off_boundary_column_sums(columns, dtype, rows, outer, element_offset, g
     x = storage[element_offset:].view(outer, rows, stride)[..., :columns]
     assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
     assert_matches_torch(SUM_V7(x[0], [0]), x[0], [0], False, message=f"seed={seed}")
+
+
+@requires_cuda
+@pytest.mark.parametrize("element_offset", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int16, torch.int8], ids=str)
+def test_off_boundary_column_sums_over_two_outer_dims(dtype, element_offset, seed):
+    """Column sums off the vector boundaries whose two outer dims do not coalesce
+    (every other index of the first): column_sum.cu's off-boundary band kernels
+    compiled with the general index (the flat ones take one outer dim at most),
+    each thread's rows of one phase whatever the outer offset."""
+    shape = (4, 3, 512, 1001)
+    storage = random_tensor(math.prod(shape) + element_offset, dtype, "cuda")
+    x = storage[element_offset:].view(shape)[::2]
+    assert_matches_torch(SUM_V7(x, [2]), x, [2], False, message=f"seed={seed}")
 
 
 # Dense rows (row_sum.cu's dense_row_kernel and its aligned twin), in rows per

@@ -43,9 +43,10 @@ constexpr int kMinColumnLanesLog2 = 3;  // launch_band_kernels narrows clusters 
 // resident, each with kUnroll vectors in flight: more than the memory needs.
 constexpr int kRegisters = 64;
 // Off-boundary bands (OffBoundaryBandRows) hold two vectors a row in flight
-// (lane 0's second): at 64 registers their 16-bit and int16 kernels spilled
-// (sm_90, session 58), at 80 fewer; 3 blocks an SM still keep 48 KB a
-// multiprocessor in flight.
+// (lane 0's second, in every thread's registers): at 64 registers their
+// 16-bit and int16 kernels spilled (sm_90, session 58); at 80 none but the
+// 1-byte and int16 ones (their 8 int64 sums: 64-96 and 8-40 bytes, session
+// 61); 3 blocks an SM still keep 48 KB a multiprocessor in flight.
 constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
 // A thread's rows per split are at least this many: one round of loads. Small
@@ -105,7 +106,7 @@ struct AlignedBandRows {
 // (place). Lane 0's first `phase` elements precede the band: it also loads
 // the vector after the last lane's, whose first `phase` elements are the
 // band's last columns, and takes those in their place (a mask a word), so
-// every element a lane adds is one of the band's columns, and a band reads
+// no element before the band reaches a column that is stored; a band reads
 // up to a vector more a row than its columns fill. Shifting each row's
 // vectors into place instead (sessions 58-60: a shuffle, selects and a
 // funnel shift a word a row, 141 SASS instructions a row at fp32) kept the
@@ -236,8 +237,8 @@ struct OffBoundaryBandRows {
   // lane's (lane 0's after the last lane's). Every lane of the band calls it.
   // Each lane rotates its sums by the phase (the band's lanes share it), so
   // that the next lane's rotated sum c is the one this lane takes for column
-  // c. Once a band: with 8-byte sums of 8 columns (1-byte inputs) the
-  // compiler moves them through local memory (sm_90).
+  // c. Once a band; the compiler indexes the sums by the phase through local
+  // memory (sm_90).
   template <typename AccT>
   __device__ __forceinline__ void place(AccT (&sums)[kColumns]) const {
     AccT rotated[kColumns];
@@ -480,8 +481,9 @@ __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t f
 // A band's column sums from this thread's row lane: its rows from first_row
 // up to row_end, every row_lanes-th (sum_reduced_rows), in the band of outer
 // index `outer` that starts at band_column. Aligned bands read only where the
-// thread has columns; off-boundary ones in every lane, whose place needs the
-// whole band (OffBoundaryBandRows).
+// thread has columns; off-boundary ones in every lane the band reaches, and
+// every lane moves its sums into place (OffBoundaryBandRows::place, a
+// shuffle across the band).
 template <bool kOffBoundary, bool kFlat, int kColumns, typename InT, typename OutT, typename AccT>
 __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& problem,
                                               int64_t span_end, int64_t outer, int64_t band_column,
@@ -761,7 +763,8 @@ template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFl
 void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                          const LaunchContext& context) {
   using AccT = acc_t<InT>;
-  // sum_reduced_rows reads off-boundary rows over one reduced dim only.
+  // sum_reduced_rows reads off-boundary rows over one reduced dim only, and
+  // OffBoundaryBandRows' phase a thread holds for offsets r x stride.
   TORCH_INTERNAL_ASSERT(!kOffBoundary || problem.reduced.ndim == 1,
                         "off-boundary column bands over ", problem.reduced.ndim, " reduced dims");
   TORCH_INTERNAL_ASSERT(!kFlat || has_flat_index(problem), "flat column kernels for ",
@@ -927,9 +930,11 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
                           problem.reduced, problem.outer.numel())) {
     return launch_interleaved_column_sum(problem, finish, context);
   }
-  // Off-boundary vectors over one reduced dim (fetch_rows bounds a batch by
-  // its first and last rows; a general offset's divisions beside the second
-  // vector spilled, sm_90), else a column a thread. Vectors where they fill
+  // Off-boundary vectors over one reduced dim (a thread's rows share a phase
+  // where they are a multiple of its row lanes times one stride apart;
+  // fetch_rows bounds a batch by its first and last rows; a general offset's
+  // divisions beside the second vector spilled, sm_90), else a column a
+  // thread. Vectors where they fill
   // at least half the share of a wave of their blocks that a column a thread
   // fills of its own: narrow bands split into fewer blocks (their finish
   // reads a band's partials), and 204,800 rows of 63 fp32 columns took 32.1
