@@ -13,9 +13,9 @@
 // boundary before each row's band, add them as they come and move the sums
 // into place once (OffBoundaryBandRows), over one reduced dim and where that
 // fills enough of a wave (launch_column_sum); other such rows a column a
-// thread. Covers sums
-// over a batch, over H x W of a channels_last activation, over the middle dim
-// of a 3-D tensor, a Linear layer's bias gradient. Rows of a few columns that
+// thread. Covers sums over a batch, over H x W of a channels_last
+// activation, over the middle dim of a 3-D tensor, a Linear layer's bias
+// gradient. Rows of a few columns that
 // lie back to back off the vector boundaries go to interleaved_column_sum.cu
 // instead.
 #include <c10/cuda/CUDAException.h>
@@ -111,14 +111,14 @@ struct AlignedBandRows {
 // vectors into place instead (sessions 58-60: a shuffle, selects and a
 // funnel shift a word a row, 141 SASS instructions a row at fp32) kept the
 // SMs 60% busy issuing (ncu, base clocks): fp32 2048x50257 dim=0 read in 107
-// us against 97 for 2048x50256; now 94 against 93 (H200, benchmarks/NOTES.md,
-// session 61). A vector that reaches past the elements
+// us against 97 for 2048x50256; now 95.6 against 93.4 (H200,
+// benchmarks/NOTES.md, session 61). A vector that reaches past the elements
 // the rows span, [0, span_end), loads element by element within them, so no
-// byte outside the view's span is read; inside it, the vectors take in bytes
-// that are not the view's (the gaps between rows, a sliced-off column): they
-// are added only to sums that are never stored, and compute-sanitizer's
-// initcheck would report them where the storage of a view's gaps was never
-// written (not run: expected from the reads).
+// byte outside the view's span is read; inside it, the vectors take in
+// bytes that are not the view's (the gaps between rows, a sliced-off
+// column): they are added only to sums that are never stored, and
+// compute-sanitizer's initcheck would report them where the storage of a
+// view's gaps was never written (not run: expected from the reads).
 template <typename InT, int kColumns>
 struct OffBoundaryBandRows {
   using Columns = AlignedVector<InT, kColumns>;
@@ -394,9 +394,9 @@ __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int
 // Fetches rows r, r + row_lanes, ... kCount of them, with kClamp each
 // clamped to last_row, a row of the batch (where it is a row again, the
 // caller adds nothing for it): all of a batch's loads issue before the first
-// settles. A batch that may reach out of the span (OffBoundaryBandRows: its first or last row,
-// whose offsets bound the others', one reduced dim of a stride never
-// negative) loads element by element instead.
+// settles. A batch that may reach out of the span (OffBoundaryBandRows: its
+// first or last row, whose offsets bound the others', one reduced dim of a
+// stride never negative) loads element by element instead.
 template <bool kClamp, int kCount, typename BandRows, typename RowOffset, typename Fetched>
 __device__ __forceinline__ void fetch_rows(const BandRows& rows, int64_t r, int64_t last_row,
                                            int row_lanes, const RowOffset& row_offset,
@@ -871,9 +871,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
 // `problem`: the flat kernels where it has a flat index. Off-boundary rows
 // too since OffBoundaryBandRows adds its vectors as they come: there the
 // flat kernels read fp32 2048x50257 dim=0 in 94.1 us against 98.2 for the
-// general ones, 16384x1001 in 20.0 against 21.3 (H200, benchmarks/NOTES.md,
-// session 61; with each row's vectors shifted into place they had read
-// 2-3% slower than the general ones, session 60).
+// general ones, 16384x1001 in 20.0 against 21.3 (H200, one build of both,
+// session 61, benchmarks/NOTES.md; with each row's vectors shifted into
+// place they had read 2-3% slower than the general ones, session 60).
 template <typename InT, typename OutT, typename Use>
 auto with_band_kernels(const ColumnProblem<InT, OutT>& problem, const Use& use) {
   if (has_flat_index(problem)) return use(std::true_type{});
