@@ -582,10 +582,10 @@ def test_off_boundary_column_sums(columns, dtype, rows, outer, element_offset, g
     between rows (a phase a row where the row stride is not a multiple of a
     vector), bands of a few lanes (several row lanes a warp) to many bands, one
     split or many, several outer indices. Vectors from each row's boundary
-    (column_sum.cu's OffBoundaryBandRows) where they fill enough of a wave of blocks (many outer
-    indices, long columns), a column a thread elsewhere. Reads past the view's span
-    would go unseen here (they land in columns never stored): the sanitizer target's
-    views end at their allocation's last byte."""
+    (column_sum.cu's OffBoundaryBandRows) where they fill enough of a wave of
+    blocks (many outer indices, long columns), a column a thread elsewhere. Reads
+    past the view's span would go unseen here (they land in columns never stored):
+    the sanitizer target's views end at their allocation's last byte."""
     stride = columns + gap
     numel = outer * rows * stride
     storage = random_tensor(numel + element_offset, dtype, "cuda")

@@ -905,8 +905,8 @@ def test_off_boundary_column_sums_read_vectors(
     shape, dtype, view, dims, columns, off_boundary, seed, tmp_path
 ):
     """Column sums whose rows start off the vector boundaries read 16-byte vectors
-    from each row's boundary (column_sum.cu's band kernels with kOffBoundary) where one
-    reduced dim holds the rows and the vectors fill enough of a wave of blocks
+    from each row's boundary (column_sum.cu's band kernels with kOffBoundary)
+    where one reduced dim holds the rows and the vectors fill enough of a wave of blocks
     (these 2,048-row columns do); where they would not (8 x 64 rows of 60 columns,
     dims that coalesce into one), a column a thread. Aligned rows keep the plain
     vector kernels."""
