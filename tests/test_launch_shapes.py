@@ -609,6 +609,38 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
     assert_matches_torch(result, x, [2, 3], False, message="long column sum")
 
 
+# Long column sums over a few bands whose finish caps their splits (32 partials a
+# finishing thread) below a wave (column_sum.cu's launch_band_kernels): narrower
+# bands, down to 128-byte spans, each with more splits. On an H100 or H200 (sm_90,
+# 132 multiprocessors): (stored shape, dtype, view, dims, grid).
+FEW_BAND_COLUMN_SUMS = [
+    # one band of 16 lanes, 128 splits: 2 of 8 lanes, 256 splits (the cap; a wave of
+    # 4 blocks an SM would take 264)
+    ((100, 2048, 64), torch.float32, lambda x: x[..., :60], [0, 1], [2, 256]),
+    # off boundary: 4 bands of 32 lanes, 32 splits: 8 of 16 lanes, 31 splits (a round
+    # of 4 rows a thread)
+    ((2000, 1001), torch.bfloat16, lambda x: x, [0], [8, 31]),
+]
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("shape", "dtype", "view", "dims", "grid"),
+    FEW_BAND_COLUMN_SUMS,
+    ids=["aligned 60 columns", "off-boundary 1001 columns"],
+)
+def test_a_long_column_sum_over_few_bands_narrows_them_for_more_splits(
+    shape, dtype, view, dims, grid, tmp_path, seed
+):
+    x = view(random_shaped(shape, dtype, "cuda"))
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
+    props = torch.cuda.get_device_properties(x.device)
+    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
+        assert kernels[0][1][:2] == grid, kernels
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
+
+
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):
 # 128-thread blocks of a row a warp; 512-, 256-, 128- and 64-thread blocks of a row a
 # block (512 threads of 2 loads, or of 4 for fewer rows than SMs, from half as many;

@@ -237,18 +237,25 @@ struct OffBoundaryBandRows {
   // lane's (lane 0's after the last lane's). Every lane of the band calls it.
   // Each lane rotates its sums by the phase (the band's lanes share it), so
   // that the next lane's rotated sum c is the one this lane takes for column
-  // c. Once a band; the compiler indexes the sums by the phase through local
-  // memory (sm_90).
+  // c. The rotation is log2(kColumns) halving steps of selects, which keep
+  // the sums in registers: a select a shift, or a pair of own and next
+  // lane's sums shifted by halves, had the compiler index the sums through a
+  // local frame (16-64 bytes, sm_90; benchmarks/NOTES.md, session 62).
   template <typename AccT>
   __device__ __forceinline__ void place(AccT (&sums)[kColumns]) const {
     AccT rotated[kColumns];
 #pragma unroll
-    for (int c = 0; c < kColumns; ++c) {
-      rotated[c] = sums[c];
+    for (int c = 0; c < kColumns; ++c) rotated[c] = sums[c];
 #pragma unroll
-      for (int shift = 1; shift < kColumns; ++shift) {
-        if (phase == shift) rotated[c] = sums[(c + shift) % kColumns];
+    for (int step = 1; step < kColumns; step *= 2) {
+      const bool take = (phase & step) != 0;
+      AccT shifted[kColumns];
+#pragma unroll
+      for (int c = 0; c < kColumns; ++c) {
+        shifted[c] = take ? rotated[(c + step) % kColumns] : rotated[c];
       }
+#pragma unroll
+      for (int c = 0; c < kColumns; ++c) rotated[c] = shifted[c];
     }
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) {
@@ -700,10 +707,21 @@ Bands widest_bands(const ColumnProblem<InT, OutT>& problem) {
 // How many splits a band of `bands` takes: as many as fill a wave of `wave`
 // blocks, but each thread a round of loads at least, and no more than the
 // last block of a band reads kMaxPartialsPerThread partials a thread.
+int64_t max_band_splits(const Bands& bands) {
+  return kMaxPartialsPerThread * kBlock / bands.width;
+}
+
 int64_t band_splits(const Bands& bands, int64_t rows, int64_t wave) {
   return split_count(bands.count,
                      std::max<int64_t>(1, rows / (bands.row_lanes * kMinRowsPerThread)), wave,
-                     kMaxPartialsPerThread * kBlock / bands.width);
+                     max_band_splits(bands));
+}
+
+// Whether `splits` of `bands` are as many as the finish allows and fewer
+// than the rows and a wave would take: a long sum over a few bands.
+bool finish_caps_splits(const Bands& bands, int64_t splits, int64_t rows, int64_t wave) {
+  return splits == max_band_splits(bands) && bands.count * splits < wave &&
+         splits < rows / (bands.row_lanes * kMinRowsPerThread);
 }
 
 // The bands in which a small column sum of vectors is read as clusters of
@@ -789,6 +807,22 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   if (small) {
     bands = *small;
     splits = kColumnClusterBlocks;
+  } else if (column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
+             finish_caps_splits(bands, splits, rows, wave)) {
+    // A long sum over a few bands, whose splits the finish caps below a
+    // wave: narrower bands, down to rows read in spans of 128 bytes, each
+    // with more splits, while the cap holds them. Each halving doubles the
+    // band's split lanes, so its finishing block reads the same number of
+    // partials a thread while the splits double: fp32 100x2048x64[..., :60]
+    // dims=(0,1), one band of 128 splits (25 rounds of loads a thread), read
+    // in 21.1 us; 512 splits of that band (6 rounds, 4x the partials a
+    // finishing thread), 20.1; Inductor 17.0 (H200, benchmarks/NOTES.md,
+    // session 62).
+    do {
+      bands = bands_of<kColumns>(problem, --column_lanes_log2);
+      splits = band_splits(bands, rows, wave);
+    } while (column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
+             finish_caps_splits(bands, splits, rows, wave));
   } else if (clusters.blocks > 0 && splits > clusters.blocks &&
              ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
                  kMaxClusterRowsPerThread &&
