@@ -617,9 +617,9 @@ FEW_BAND_COLUMN_SUMS = [
     # one band of 16 lanes, 128 splits: 2 of 8 lanes, 256 splits (the cap; a wave of
     # 4 blocks an SM would take 264)
     ((100, 2048, 64), torch.float32, lambda x: x[..., :60], [0, 1], [2, 256]),
-    # off boundary: 4 bands of 32 lanes, 32 splits: 8 of 16 lanes, 31 splits (a round
-    # of 4 rows a thread)
-    ((2000, 1001), torch.bfloat16, lambda x: x, [0], [8, 31]),
+    # 8 bands of 32 lanes, 64 splits: 16 of 16 lanes, 33 splits (a wave of 4 blocks
+    # an SM)
+    ((16384, 1000), torch.float32, lambda x: x, [0], [16, 33]),
 ]
 
 
@@ -627,7 +627,7 @@ FEW_BAND_COLUMN_SUMS = [
 @pytest.mark.parametrize(
     ("shape", "dtype", "view", "dims", "grid"),
     FEW_BAND_COLUMN_SUMS,
-    ids=["aligned 60 columns", "off-boundary 1001 columns"],
+    ids=["one band", "eight bands"],
 )
 def test_a_long_column_sum_over_few_bands_narrows_them_for_more_splits(
     shape, dtype, view, dims, grid, tmp_path, seed

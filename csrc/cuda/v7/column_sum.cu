@@ -237,10 +237,11 @@ struct OffBoundaryBandRows {
   // lane's (lane 0's after the last lane's). Every lane of the band calls it.
   // Each lane rotates its sums by the phase (the band's lanes share it), so
   // that the next lane's rotated sum c is the one this lane takes for column
-  // c. The rotation is log2(kColumns) halving steps of selects, which keep
-  // the sums in registers: a select a shift, or a pair of own and next
-  // lane's sums shifted by halves, had the compiler index the sums through a
-  // local frame (16-64 bytes, sm_90; benchmarks/NOTES.md, session 62).
+  // c. The rotation is log2(kColumns) steps of selects, which keep the sums
+  // in registers (sm_90): a select for each shift had the compiler index the
+  // sums through a 16-32-byte local frame, and shifting the pair of own and
+  // next lane's sums by halves a 64-byte one at 16 bits (benchmarks/NOTES.md,
+  // session 62).
   template <typename AccT>
   __device__ __forceinline__ void place(AccT (&sums)[kColumns]) const {
     AccT rotated[kColumns];
@@ -813,11 +814,12 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // wave: narrower bands, down to rows read in spans of 128 bytes, each
     // with more splits, while the cap holds them. Each halving doubles the
     // band's split lanes, so its finishing block reads the same number of
-    // partials a thread while the splits double: fp32 100x2048x64[..., :60]
-    // dims=(0,1), one band of 128 splits (25 rounds of loads a thread), read
-    // in 21.1 us; 512 splits of that band (6 rounds, 4x the partials a
-    // finishing thread), 20.1; Inductor 17.0 (H200, benchmarks/NOTES.md,
-    // session 62).
+    // partials a thread while the splits double, and a thread fewer rounds
+    // of loads: fp32 100x2048x64[..., :60] dims=(0,1), one band of 128
+    // splits (25 rounds a thread), 21.1 us; 512 splits of that band (6
+    // rounds, 4x the partials a finishing thread), 20.1; two bands of 256
+    // splits (6 rounds, the partials as before), 17.1 (H200,
+    // benchmarks/NOTES.md, session 62).
     do {
       bands = bands_of<kColumns>(problem, --column_lanes_log2);
       splits = band_splits(bands, rows, wave);
