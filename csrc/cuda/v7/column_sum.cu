@@ -238,10 +238,12 @@ struct OffBoundaryBandRows {
   // Each lane rotates its sums by the phase (the band's lanes share it), so
   // that the next lane's rotated sum c is the one this lane takes for column
   // c. The rotation is log2(kColumns) steps of selects, which keep the sums
-  // in registers (sm_90): a select for each shift had the compiler index the
-  // sums through a 16-32-byte local frame, and shifting the pair of own and
-  // next lane's sums by halves a 64-byte one at 16 bits (benchmarks/NOTES.md,
-  // session 62).
+  // in registers in the flat kernels of every type but the 1-byte and int16
+  // ones (sm_90): a select for each shift had the compiler index the sums
+  // through a 16-32-byte local frame, and shifting the pair of own and next
+  // lane's sums by halves a 64-byte one at 16 bits. (The general-index 16-bit
+  // kernels spill 24 bytes with it, none before; benchmarks/NOTES.md,
+  // session 62.)
   template <typename AccT>
   __device__ __forceinline__ void place(AccT (&sums)[kColumns]) const {
     AccT rotated[kColumns];
@@ -705,13 +707,15 @@ Bands widest_bands(const ColumnProblem<InT, OutT>& problem) {
   return bands_of<kColumns>(problem, column_lanes_log2);
 }
 
-// How many splits a band of `bands` takes: as many as fill a wave of `wave`
-// blocks, but each thread a round of loads at least, and no more than the
-// last block of a band reads kMaxPartialsPerThread partials a thread.
+// The most splits of a band of `bands` whose last block reads
+// kMaxPartialsPerThread partials a thread.
 int64_t max_band_splits(const Bands& bands) {
   return kMaxPartialsPerThread * kBlock / bands.width;
 }
 
+// How many splits a band of `bands` takes: as many as fill a wave of `wave`
+// blocks, but each thread a round of loads at least, and no more than
+// max_band_splits.
 int64_t band_splits(const Bands& bands, int64_t rows, int64_t wave) {
   return split_count(bands.count,
                      std::max<int64_t>(1, rows / (bands.row_lanes * kMinRowsPerThread)), wave,
@@ -814,12 +818,14 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // wave: narrower bands, down to rows read in spans of 128 bytes, each
     // with more splits, while the cap holds them. Each halving doubles the
     // band's split lanes, so its finishing block reads the same number of
-    // partials a thread while the splits double, and a thread fewer rounds
-    // of loads: fp32 100x2048x64[..., :60] dims=(0,1), one band of 128
-    // splits (25 rounds a thread), 21.1 us; 512 splits of that band (6
-    // rounds, 4x the partials a finishing thread), 20.1; two bands of 256
-    // splits (6 rounds, the partials as before), 17.1 (H200,
-    // benchmarks/NOTES.md, session 62).
+    // partials a thread at twice the splits, where the cap still sets them
+    // (then a thread has half the rounds of loads; where the rows or the
+    // wave set them, the blocks only fill the wave): fp32
+    // 100x2048x64[..., :60] dims=(0,1), one band of 128 splits (25 rounds
+    // a thread), 21.1 us; 512 splits of that band (7 rounds, 4x the
+    // partials a finishing thread), 20.1; two bands of 256 splits (7
+    // rounds, the partials as before), 17.1 (H200, benchmarks/NOTES.md,
+    // session 62).
     do {
       bands = bands_of<kColumns>(problem, --column_lanes_log2);
       splits = band_splits(bands, rows, wave);
