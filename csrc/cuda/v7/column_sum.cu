@@ -15,9 +15,8 @@
 // fills enough of a wave (launch_column_sum); other such rows a column a
 // thread. Covers sums over a batch, over H x W of a channels_last
 // activation, over the middle dim of a 3-D tensor, a Linear layer's bias
-// gradient. Rows of a few columns that
-// lie back to back off the vector boundaries go to interleaved_column_sum.cu
-// instead.
+// gradient. Rows of a few columns that lie back to back off the vector
+// boundaries go to interleaved_column_sum.cu instead.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -713,12 +712,17 @@ int64_t max_band_splits(const Bands& bands) {
   return kMaxPartialsPerThread * kBlock / bands.width;
 }
 
+// The most splits of `rows` rows in bands of `bands` that give each thread a
+// round of loads (0 for fewer rows than one round).
+int64_t row_round_splits(const Bands& bands, int64_t rows) {
+  return rows / (bands.row_lanes * kMinRowsPerThread);
+}
+
 // How many splits a band of `bands` takes: as many as fill a wave of `wave`
 // blocks, but each thread a round of loads at least, and no more than
 // max_band_splits.
 int64_t band_splits(const Bands& bands, int64_t rows, int64_t wave) {
-  return split_count(bands.count,
-                     std::max<int64_t>(1, rows / (bands.row_lanes * kMinRowsPerThread)), wave,
+  return split_count(bands.count, std::max<int64_t>(1, row_round_splits(bands, rows)), wave,
                      max_band_splits(bands));
 }
 
@@ -726,7 +730,7 @@ int64_t band_splits(const Bands& bands, int64_t rows, int64_t wave) {
 // than the rows and a wave would take: a long sum over a few bands.
 bool finish_caps_splits(const Bands& bands, int64_t splits, int64_t rows, int64_t wave) {
   return splits == max_band_splits(bands) && bands.count * splits < wave &&
-         splits < rows / (bands.row_lanes * kMinRowsPerThread);
+         splits < row_round_splits(bands, rows);
 }
 
 // The bands in which a small column sum of vectors is read as clusters of
@@ -800,6 +804,10 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const int64_t rows = problem.reduced.numel();
   int64_t splits = band_splits(bands, rows, wave);
+  const auto few_bands_narrow = [&] {
+    return column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
+           finish_caps_splits(bands, splits, rows, wave);
+  };
   constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns, kOffBoundary, kFlat>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
@@ -812,8 +820,7 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   if (small) {
     bands = *small;
     splits = kColumnClusterBlocks;
-  } else if (column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
-             finish_caps_splits(bands, splits, rows, wave)) {
+  } else if (few_bands_narrow()) {
     // A long sum over a few bands, whose splits the finish caps below a
     // wave: narrower bands, down to rows read in spans of 128 bytes, each
     // with more splits, while the cap holds them. Each halving doubles the
@@ -829,8 +836,7 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     do {
       bands = bands_of<kColumns>(problem, --column_lanes_log2);
       splits = band_splits(bands, rows, wave);
-    } while (column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
-             finish_caps_splits(bands, splits, rows, wave));
+    } while (few_bands_narrow());
   } else if (clusters.blocks > 0 && splits > clusters.blocks &&
              ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
                  kMaxClusterRowsPerThread &&
@@ -975,14 +981,13 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // Off-boundary vectors over one reduced dim (a thread's rows share a phase
   // where they are a multiple of its row lanes times one stride apart;
   // fetch_rows bounds a batch by its first and last rows; a general offset's
-  // divisions beside the second vector spilled, sm_90), else a column a
-  // thread. Vectors where they fill
-  // at least half the share of a wave of their blocks that a column a thread
-  // fills of its own: narrow bands split into fewer blocks (their finish
-  // reads a band's partials), and 204,800 rows of 63 fp32 columns took 32.1
-  // us in one band of vectors (128 blocks, a third of their wave), 24.3 in
-  // two bands of a column a thread (512 blocks, all of theirs; H200,
-  // benchmarks/NOTES.md, session 58).
+  // divisions beside the second vector spilled, sm_90), else a column a thread.
+  // Vectors where they fill at least half the share of a wave of their blocks
+  // that a column a thread fills of its own: narrow bands split into fewer
+  // blocks (their finish reads a band's partials), and 204,800 rows of 63 fp32
+  // columns took 32.1 us in one band of vectors (128 blocks, a third of their
+  // wave), 24.3 in two bands of a column a thread (512 blocks, all of theirs;
+  // H200, benchmarks/NOTES.md, session 58).
   if (problem.reduced.ndim == 1) {
     const int64_t rows = problem.reduced.numel();
     const Bands vectors = widest_bands<kColumns>(problem);
