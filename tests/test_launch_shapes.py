@@ -80,6 +80,13 @@ def assert_launched(launched, expected):
             assert want[0] in name and (grid, block) == (want[1], want[2]), (launched, expected)
 
 
+def is_sm90_of_132_sms(device):
+    """Whether `device` is an H100 or H200 (sm_90, 132 multiprocessors), the GPUs on
+    which the column-sum launch shapes below were measured and are asserted."""
+    props = torch.cuda.get_device_properties(device)
+    return (props.major, props.minor, props.multi_processor_count) == (9, 0, 132)
+
+
 def launched_kernels(call, trace_path):
     """(name, grid, block) of every kernel that `call` launches."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
@@ -539,8 +546,7 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
     x = random_shaped((64, 1024, 64), torch.float32, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "trace.json")
     assert len(kernels) == 1, kernels
-    props = torch.cuda.get_device_properties(x.device)
-    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+    if is_sm90_of_132_sms(x.device):
         assert "column_cluster_kernel" in kernels[0][0], kernels
         assert kernels[0][1][:2] == [64, 7], kernels
     result = torch.ops.reduce_opt.sum_v7(x, [1])
@@ -575,8 +581,7 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 ):
     x = random_shaped((rows, columns), dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
-    props = torch.cuda.get_device_properties(x.device)
-    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+    if is_sm90_of_132_sms(x.device):
         assert len(kernels) == 1, kernels
         if grid is None:
             assert "column_sum_kernel" in kernels[0][0] and kernels[0][1][1] > 1, kernels
@@ -601,8 +606,7 @@ def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, 
         lambda: torch.ops.reduce_opt.sum_v7(x, [2, 3]), tmp_path / "trace.json"
     )
     assert len(kernels) == 1, kernels
-    props = torch.cuda.get_device_properties(x.device)
-    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+    if is_sm90_of_132_sms(x.device):
         assert "column_cluster_kernel" in kernels[0][0], kernels
         assert kernels[0][1][0] == 64 and 7 <= kernels[0][1][1] <= 8, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [2, 3])
@@ -634,8 +638,7 @@ def test_a_long_column_sum_over_few_bands_narrows_them_for_more_splits(
 ):
     x = view(random_shaped(shape, dtype, "cuda"))
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
-    props = torch.cuda.get_device_properties(x.device)
-    if (props.major, props.minor, props.multi_processor_count) == (9, 0, 132):
+    if is_sm90_of_132_sms(x.device):
         assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
         assert kernels[0][1][:2] == grid, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
