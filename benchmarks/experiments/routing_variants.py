@@ -1,0 +1,75 @@
+"""Graph time of off_boundary_columns.py's cases under several host-side routing
+variants of one build, each variant a peer beside torch.sum and Inductor.
+
+A launch rule that changes only host code (which bands, how many splits, which
+kernel) needs no second build to be compared: an experiment patch reads the
+letters of an environment variable at each launch (routing-variants.patch reads
+TORCH_REDUCE_ROUTING), and each variant's calls set it before calling sum_v7, so
+that its CUDA graph captures that variant's launches. The variants then replay
+in turns with the peers on one card in one process, each checked against a
+float64 sum first (NOTES session 63 has the runs):
+
+    PYTHONPATH=. python benchmarks/experiments/routing_variants.py /tmp/rv.json \
+        --variants A,B,C,D,BCD
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.check import reference
+from benchmarks.context import DeviceInfo, rotation
+from benchmarks.experiments.off_boundary_columns import CASES, SETTINGS
+from benchmarks.inputs import Case, dtype_name, random_data
+from benchmarks.peers import inductor, torch_sum
+from benchmarks.scenarios.common import checked_rotating_calls
+from benchmarks.timing import graphs
+
+
+def sum_v7_under(variable: str, letters: str, dims: tuple[int, ...]) -> Callable:
+    def call(x: torch.Tensor) -> torch.Tensor:
+        os.environ[variable] = letters
+        return torch.ops.reduce_opt.sum_v7(x, list(dims))
+
+    return call
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="JSON file for {case: {peer: microseconds}}")
+    parser.add_argument("--variants", default="A,B", help="comma-separated variant letters")
+    parser.add_argument("--variable", default="TORCH_REDUCE_ROUTING")
+    args = parser.parse_args()
+    info = DeviceInfo.of(torch.device("cuda"))
+    result = {}
+    for label, shape, dtype, view_of, dims in CASES:
+        view = view_of(shape)
+        name = f"{dtype_name(dtype)} {label} dim={dims}"
+        first = view(random_data(shape, dtype, torch.device("cuda")))
+        nbytes = first.numel() * dtype.itemsize
+        plan = rotation(nbytes, nbytes, info, SETTINGS)
+        buffers = [first] + [
+            view(random_data(shape, dtype, torch.device("cuda"))) for _ in range(plan.buffers - 1)
+        ]
+        case = Case(name, dtype, lambda device, x=first: x, dims=dims)
+        peers = {"torch.sum": torch_sum(case), "Inductor": inductor(case)}
+        for letters in args.variants.split(","):
+            peers[f"v7 {letters}"] = sum_v7_under(args.variable, letters, dims)
+        steps = checked_rotating_calls(peers, buffers, reference(first, dims, False), name)
+        timings = graphs(steps, calls=plan.calls, replays=SETTINGS.replays)
+        result[name] = {peer: timings[peer].median_us for peer in steps}
+        print(name, {peer: round(us, 2) for peer, us in result[name].items()}, flush=True)
+        del buffers, first
+        torch.cuda.empty_cache()
+    args.out.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
