@@ -558,11 +558,14 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 # more than a round of 4 rows or be more than a cluster: clusters of 8 splits of the
 # narrowest bands (rows read in spans of 32 bytes or more) whose blocks fill at most
 # one an SM, where a thread has at most 2 rounds; else at most two an SM and 4
-# rounds; else the shapes as before. (rows, columns, dtype, grid of the cluster
-# kernel, or None for splits through L2).
+# rounds; else the shapes as before. Rows off the vector boundaries that take a
+# column a thread too. (rows, columns, dtype, grid of the cluster kernel, or None
+# for splits through L2).
 SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
+    (3001, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 3 rounds
+    (2001, 33, torch.int16, [3, 8]),  # a column a thread: 16 lanes, 24 blocks, 4 rounds
     (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
@@ -624,6 +627,10 @@ FEW_BAND_COLUMN_SUMS = [
     # 8 bands of 32 lanes, 64 splits: 16 of 16 lanes, 33 splits (a wave of 4 blocks
     # an SM)
     ((16384, 1000), torch.float32, lambda x: x, [0], [16, 33]),
+    # off-boundary vectors (which the routing takes in these bands, not a column a
+    # thread): one band of 16 lanes, 128 splits: 2 of 8 lanes, 198 splits (a wave of
+    # 3 blocks an SM)
+    ((100, 2048, 64), torch.float32, lambda x: x[..., :63], [0, 1], [2, 198]),
 ]
 
 
@@ -631,7 +638,7 @@ FEW_BAND_COLUMN_SUMS = [
 @pytest.mark.parametrize(
     ("shape", "dtype", "view", "dims", "grid"),
     FEW_BAND_COLUMN_SUMS,
-    ids=["one band", "eight bands"],
+    ids=["one band", "eight bands", "one band off the vector boundaries"],
 )
 def test_a_long_column_sum_over_few_bands_narrows_them_for_more_splits(
     shape, dtype, view, dims, grid, tmp_path, seed
@@ -640,8 +647,43 @@ def test_a_long_column_sum_over_few_bands_narrows_them_for_more_splits(
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     if is_sm90_of_132_sms(x.device):
         assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
+        assert column_kernel_arguments(kernels[0][0])[0] == 16 // dtype.itemsize, kernels
         assert kernels[0][1][:2] == grid, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
+
+
+# Split column sums finished through L2 (column_sum.cu's launch_band_kernels):
+# narrower bands, down to 256-byte spans, while a thread keeps its rounds of loads
+# and a finishing thread makes fewer round trips of partial loads. On an H100 or
+# H200 (sm_90, 132 multiprocessors; the off-boundary kernel's wave is 3 blocks an
+# SM): (shape, dtype, grid).
+SHORTER_FINISH_COLUMN_SUMS = [
+    # 8 bands of 32 lanes, 49 splits (11 rounds, 4 trips): 16 of 16 lanes, 24 splits
+    # (11 rounds, 1 trip)
+    ((16384, 1001), torch.float32, [16, 24]),
+    # 16 bands of 32 lanes, 24 splits (22 rounds, 3 trips): 32 of 16, 12 (1 trip)
+    ((16384, 4095), torch.float16, [32, 12]),
+    # 197 bands of 32 lanes, 2 splits (1 trip): 393 of 16 lanes, one split (none)
+    ((2048, 50257), torch.bfloat16, [393, 1]),
+]
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("shape", "dtype", "grid"),
+    SHORTER_FINISH_COLUMN_SUMS,
+    ids=[f"{rows}x{columns}-{dtype}" for (rows, columns), dtype, _ in SHORTER_FINISH_COLUMN_SUMS],
+)
+def test_a_split_column_sum_through_l2_narrows_bands_for_a_shorter_finish(
+    shape, dtype, grid, tmp_path, seed
+):
+    x = random_shaped(shape, dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
+    if is_sm90_of_132_sms(x.device):
+        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
+        assert column_kernel_arguments(kernels[0][0])[:2] == (16 // dtype.itemsize, True), kernels
+        assert kernels[0][1][:2] == grid, kernels
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
 # The dense-row kernels' shapes as their names show them (row_sum.cu's DenseShape):

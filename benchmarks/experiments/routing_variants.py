@@ -3,14 +3,16 @@ variants of one build, each variant a peer beside torch.sum and Inductor.
 
 A launch rule that changes only host code (which bands, how many splits, which
 kernel) needs no second build to be compared: an experiment patch reads the
-letters of an environment variable at each launch (routing-variants.patch reads
-TORCH_REDUCE_ROUTING), and each variant's calls set it before calling sum_v7, so
+letters of an environment variable at each launch (shorter-finish-switch.patch
+reads TORCH_REDUCE_ROUTING; session 63's routing-variants.patch, in git history,
+held three rules), and each variant's calls set it before calling sum_v7, so
 that its CUDA graph captures that variant's launches. The variants then replay
 in turns with the peers on one card in one process, each checked against a
-float64 sum first (NOTES session 63 has the runs):
+float64 (or exact integer) sum first. --cases picks the cases (NOTES session 63
+has the runs):
 
     PYTHONPATH=. python benchmarks/experiments/routing_variants.py /tmp/rv.json \
-        --variants A,B,C,D,BCD
+        --cases without_clusters --variants A,c
 """
 
 from __future__ import annotations
@@ -26,11 +28,30 @@ import torch
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks.check import reference
 from benchmarks.context import DeviceInfo, rotation
-from benchmarks.experiments.off_boundary_columns import CASES, SETTINGS
+from benchmarks.experiments.off_boundary_columns import CASES, SETTINGS, full
 from benchmarks.inputs import Case, dtype_name, random_data
 from benchmarks.peers import inductor, torch_sum
 from benchmarks.scenarios.common import checked_rotating_calls
 from benchmarks.timing import graphs
+
+
+def channels_last(shape: tuple[int, ...]) -> Callable[[torch.Tensor], torch.Tensor]:
+    return lambda x: x.contiguous(memory_format=torch.channels_last)
+
+
+# Sums whose launch on a GPU without clusters (TORCH_REDUCE_NO_CLUSTERS=1 on an
+# H200 stands in for one) session 62's model of the shorter-finish rule finds
+# reshaped, beside the off-boundary ones it was measured on; off_boundary_columns'
+# (label, stored shape, dtype, view of the stored tensor, dims).
+WITHOUT_CLUSTERS_CASES = [
+    ("2048x50256", (2048, 50256), torch.bfloat16, full, (0,)),
+    ("1024x1024", (1024, 1024), torch.int32, full, (0,)),
+    ("32x256x56x56 channels_last", (32, 256, 56, 56), torch.bfloat16, channels_last, (2, 3)),
+    ("2048x50257", (2048, 50257), torch.bfloat16, full, (0,)),
+    ("16384x1001", (16384, 1001), torch.float32, full, (0,)),
+    ("16384x4095", (16384, 4095), torch.float16, full, (0,)),
+]
+CASE_SETS = {"off_boundary": CASES, "without_clusters": WITHOUT_CLUSTERS_CASES}
 
 
 def sum_v7_under(variable: str, letters: str, dims: tuple[int, ...]) -> Callable:
@@ -46,10 +67,11 @@ def main() -> None:
     parser.add_argument("out", type=Path, help="JSON file for {case: {peer: microseconds}}")
     parser.add_argument("--variants", default="A,B", help="comma-separated variant letters")
     parser.add_argument("--variable", default="TORCH_REDUCE_ROUTING")
+    parser.add_argument("--cases", choices=sorted(CASE_SETS), default="off_boundary")
     args = parser.parse_args()
     info = DeviceInfo.of(torch.device("cuda"))
     result = {}
-    for label, shape, dtype, view_of, dims in CASES:
+    for label, shape, dtype, view_of, dims in CASE_SETS[args.cases]:
         view = view_of(shape)
         name = f"{dtype_name(dtype)} {label} dim={dims}"
         first = view(random_data(shape, dtype, torch.device("cuda")))

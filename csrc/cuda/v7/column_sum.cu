@@ -733,26 +733,60 @@ bool finish_caps_splits(const Bands& bands, int64_t splits, int64_t rows, int64_
          splits < row_round_splits(bands, rows);
 }
 
-// The bands in which a small column sum of vectors is read as clusters of
-// kColumnClusterBlocks splits, where its shape so far (its `widest` bands
-// in `splits` splits) gives a thread more than one round of loads or is more
-// splits than a cluster: the narrowest bands whose clusters fill at most a
-// block an SM, where a thread then has at most 2 rounds of loads, else at
-// most two blocks an SM and 4 rounds; none where neither holds. Such a
-// sum is a chain of latencies (the launch, a round of loads, the lane tree,
-// the gather), and these shapes keep it shortest. Timed in every band width
-// and split counts of 1-4 rounds a thread, a wave and 8 on an H200
-// (small_columns.py; benchmarks/NOTES.md, session 59), on 6 of 7 such sums
-// these shapes were the fastest or within 1.1% of it (the 7th, fp32
-// 16384x1000, past 4 rounds, it leaves): fp32 3001x64 dim=0 3.51 us,
-// against 4.89-4.92 in 46 splits of the widest bands through L2; bf16
-// 8192x768 7.32 against 9.99-10.00. Narrower bands mean more blocks and
-// fewer rounds each; a second block an SM cost more than a second round
-// (fp32 4096x256: 256 blocks of one round 5.08 us, 128 of two 4.64; int32
-// 1024x1024: 4.62-4.63 in 128 blocks of two rounds against 4.68 in the 256
-// of one that the older cluster narrowing below gives). Sums that narrowing
-// already reads in one round of a cluster (fp32 1000x64) are taken too: as
-// int32 1024x1024, not timed on their own.
+// The bands into which launch_band_kernels narrows a long sum over a few
+// bands whose `splits` the finish caps below a wave (see there), or none.
+// The routing between vectors and a column a thread counts the vectors'
+// blocks in these bands too.
+template <int kColumns, typename InT, typename OutT>
+std::optional<Bands> few_bands_narrowed(const ColumnProblem<InT, OutT>& problem, Bands bands,
+                                        int64_t splits, int64_t rows, int64_t wave) {
+  const auto narrows = [&] {
+    return bands.shape.column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
+           finish_caps_splits(bands, splits, rows, wave);
+  };
+  if (!narrows()) return std::nullopt;
+  do {
+    bands = bands_of<kColumns>(problem, bands.shape.column_lanes_log2 - 1);
+    splits = band_splits(bands, rows, wave);
+  } while (narrows());
+  return bands;
+}
+
+// A thread's rounds of loads in `splits` splits of `bands`, and the round
+// trips of partial loads a thread of a band's finishing block makes.
+template <int kColumns, typename AccT>
+struct BandLatencies {
+  int64_t load_rounds;
+  int64_t finish_trips;
+
+  static BandLatencies of(const Bands& bands, int64_t splits, int64_t rows) {
+    return {ceil_div(ceil_div(rows, splits * bands.row_lanes), kUnroll),
+            splits > 1 ? ceil_div(ceil_div(splits, int64_t(bands.row_lanes)),
+                                  int64_t(kPartialLoadsInFlight<kColumns, AccT>))
+                       : 0};
+  }
+};
+
+// The bands in which a small column sum of aligned vectors, or of a column a
+// thread, is read as clusters of kColumnClusterBlocks splits, where its
+// shape so far (its `widest` bands in `splits` splits) gives a thread more
+// than one round of loads or is more splits than a cluster: the narrowest
+// bands whose clusters fill at most a block an SM, where a thread then has
+// at most 2 rounds of loads, else at most two blocks an SM and 4 rounds;
+// none where neither holds. Such a sum is a chain of latencies (the launch,
+// a round of loads, the lane tree, the gather), and these shapes keep it
+// shortest. Timed in every band width and split counts of 1-4 rounds a
+// thread, a wave and 8 on an H200 (small_columns.py; benchmarks/NOTES.md,
+// session 59), on 6 of 7 such sums these shapes were the fastest or within
+// 1.1% of it (the 7th, fp32 16384x1000, past 4 rounds, it leaves): fp32
+// 3001x64 dim=0 3.51 us, against 4.89-4.92 in 46 splits of the widest bands
+// through L2; bf16 8192x768 7.32 against 9.99-10.00. Narrower bands mean
+// more blocks and fewer rounds each; a second block an SM cost more than a
+// second round (fp32 4096x256: 256 blocks of one round 5.08 us, 128 of two
+// 4.64; int32 1024x1024: 4.62-4.63 in 128 blocks of two rounds against 4.68
+// in the 256 of one that the older cluster narrowing below gives). Sums that
+// narrowing already reads in one round of a cluster (fp32 1000x64) are taken
+// too: as int32 1024x1024, not timed on their own.
 template <int kColumns, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
@@ -804,23 +838,23 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const int64_t rows = problem.reduced.numel();
   int64_t splits = band_splits(bands, rows, wave);
-  const auto few_bands_narrow = [&] {
-    return column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
-           finish_caps_splits(bands, splits, rows, wave);
-  };
   constexpr auto cluster = column_cluster_kernel<InT, OutT, kColumns, kOffBoundary, kFlat>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
-  // A small sum of aligned vectors: small_sum_bands' clusters. (Its rule was
-  // measured on those bands only.)
+  // A small sum of aligned vectors or of a column a thread: small_sum_bands'
+  // clusters. (Its rule was measured on vectors. A column a thread in its
+  // clusters: fp32 3001x66 dim=0, 3 bands of 93 splits through L2 to 9 of 8
+  // in clusters, 4.65 to 4.21 us; int16 2001x33, 2 bands of 62 splits to 3
+  // of 8, 3.96 to 4.07; H200, benchmarks/NOTES.md, session 63.)
   std::optional<Bands> small;
-  if constexpr (!kOffBoundary && kColumns == kVectorColumns<InT>) {
+  if constexpr (!kOffBoundary && (kColumns == kVectorColumns<InT> || kColumns == 1)) {
     small = small_sum_bands<kColumns>(problem, bands, rows, splits, clusters, context.sm_count);
   }
   if (small) {
     bands = *small;
     splits = kColumnClusterBlocks;
-  } else if (few_bands_narrow()) {
+  } else if (const std::optional<Bands> narrowed =
+                 few_bands_narrowed<kColumns>(problem, bands, splits, rows, wave)) {
     // A long sum over a few bands, whose splits the finish caps below a
     // wave: narrower bands, down to rows read in spans of 128 bytes, each
     // with more splits, while the cap holds them. Each halving doubles the
@@ -833,10 +867,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // partials a finishing thread), 20.1; two bands of 256 splits (7
     // rounds, the partials as before), 17.1 (H200, benchmarks/NOTES.md,
     // session 62).
-    do {
-      bands = bands_of<kColumns>(problem, --column_lanes_log2);
-      splits = band_splits(bands, rows, wave);
-    } while (few_bands_narrow());
+    bands = *narrowed;
+    column_lanes_log2 = bands.shape.column_lanes_log2;
+    splits = band_splits(bands, rows, wave);
   } else if (clusters.blocks > 0 && splits > clusters.blocks &&
              ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
                  kMaxClusterRowsPerThread &&
@@ -894,6 +927,24 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
       column_lanes_log2 = narrow_log2;
       splits = cluster_splits;
     }
+  }
+  // A split sum through L2: narrower bands, down to 256-byte spans, while
+  // a thread keeps its rounds of loads and the finishing threads make fewer
+  // round trips (each halving doubles a band's split lanes, which share its
+  // partials): fp32 16384x1001 dim=0, 8 bands of 49 splits (4 trips) to 16
+  // of 24 (1 trip), 20.2-20.5 us to 19.7; bf16 2048x50257, 197 bands of 2
+  // splits to 393 of one (no finish), 51.6 to 50.9 (H200,
+  // benchmarks/NOTES.md, session 63).
+  while (splits > 1 && !clusters.holds(splits, bands.count) &&
+         column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 256>) {
+    const Bands narrower = bands_of<kColumns>(problem, column_lanes_log2 - 1);
+    const int64_t narrower_splits = band_splits(narrower, rows, wave);
+    const auto now = BandLatencies<kColumns, AccT>::of(bands, splits, rows);
+    const auto then = BandLatencies<kColumns, AccT>::of(narrower, narrower_splits, rows);
+    if (then.load_rounds > now.load_rounds || then.finish_trips >= now.finish_trips) break;
+    bands = narrower;
+    splits = narrower_splits;
+    --column_lanes_log2;
   }
   if (bands.count <= INT_MAX && clusters.holds(splits, bands.count)) {
     const dim3 grid(static_cast<unsigned>(bands.count),
@@ -987,16 +1038,25 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // blocks (their finish reads a band's partials), and 204,800 rows of 63 fp32
   // columns took 32.1 us in one band of vectors (128 blocks, a third of their
   // wave), 24.3 in two bands of a column a thread (512 blocks, all of theirs;
-  // H200, benchmarks/NOTES.md, session 58).
+  // H200, benchmarks/NOTES.md, session 58). The vectors' blocks are counted
+  // in the bands that launch_band_kernels narrows a long sum over a few
+  // bands to: those rows as 2 bands of 198 splits of vectors (a wave), 17.7
+  // us against 23.9-24.0 as a column a thread; bf16 2000x1001 moves to 8
+  // bands of 31 splits of vectors too, 5.75 to 5.9 (H200, session 63).
   if (problem.reduced.ndim == 1) {
     const int64_t rows = problem.reduced.numel();
-    const Bands vectors = widest_bands<kColumns>(problem);
+    Bands vectors = widest_bands<kColumns>(problem);
     const Bands scalars = widest_bands<1>(problem);
     const int64_t vector_wave =
         band_wave<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, context);
     const int64_t scalar_wave = band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context);
-    const int64_t vector_blocks =
-        std::min(vector_wave, vectors.count * band_splits(vectors, rows, vector_wave));
+    int64_t vector_splits = band_splits(vectors, rows, vector_wave);
+    if (const std::optional<Bands> narrowed =
+            few_bands_narrowed<kColumns>(problem, vectors, vector_splits, rows, vector_wave)) {
+      vectors = *narrowed;
+      vector_splits = band_splits(vectors, rows, vector_wave);
+    }
+    const int64_t vector_blocks = std::min(vector_wave, vectors.count * vector_splits);
     const int64_t scalar_blocks =
         std::min(scalar_wave, scalars.count * band_splits(scalars, rows, scalar_wave));
     if (2 * vector_blocks * scalar_wave >= scalar_blocks * vector_wave) {
