@@ -78,13 +78,14 @@ CASES = [
 ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="JSON file for {case: {peer: microseconds}}")
-    args = parser.parse_args()
+def time_cases(
+    cases: list, v7_peers: Callable[[tuple[int, ...]], dict[str, Callable]]
+) -> dict[str, dict[str, float]]:
+    """{case: {peer: graph median in us}} of torch.sum, Inductor and the
+    v7_peers(dims) of each case, each checked first; printed as they come."""
     info = DeviceInfo.of(torch.device("cuda"))
     result = {}
-    for label, shape, dtype, view_of, dims in CASES:
+    for label, shape, dtype, view_of, dims in cases:
         view = view_of(shape)
         name = f"{dtype_name(dtype)} {label} dim={dims}"
         first = view(random_data(shape, dtype, torch.device("cuda")))
@@ -94,17 +95,23 @@ def main() -> None:
             view(random_data(shape, dtype, torch.device("cuda"))) for _ in range(plan.buffers - 1)
         ]
         case = Case(name, dtype, lambda device, x=first: x, dims=dims)
-        peers = {
-            "torch.sum": torch_sum(case),
-            "Inductor": inductor(case),
-            "sum_v7": lambda x, dims=dims: torch.ops.reduce_opt.sum_v7(x, list(dims)),
-        }
+        peers = {"torch.sum": torch_sum(case), "Inductor": inductor(case), **v7_peers(dims)}
         steps = checked_rotating_calls(peers, buffers, reference(first, dims, False), name)
         timings = graphs(steps, calls=plan.calls, replays=SETTINGS.replays)
         result[name] = {peer: timings[peer].median_us for peer in steps}
         print(name, {peer: round(us, 2) for peer, us in result[name].items()}, flush=True)
         del buffers, first
         torch.cuda.empty_cache()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="JSON file for {case: {peer: microseconds}}")
+    args = parser.parse_args()
+    result = time_cases(
+        CASES, lambda dims: {"sum_v7": lambda x: torch.ops.reduce_opt.sum_v7(x, list(dims))}
+    )
     args.out.write_text(json.dumps(result, indent=1))
 
 

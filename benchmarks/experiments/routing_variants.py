@@ -26,13 +26,7 @@ from pathlib import Path
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
-from benchmarks.check import reference
-from benchmarks.context import DeviceInfo, rotation
-from benchmarks.experiments.off_boundary_columns import CASES, SETTINGS, full
-from benchmarks.inputs import Case, dtype_name, random_data
-from benchmarks.peers import inductor, torch_sum
-from benchmarks.scenarios.common import checked_rotating_calls
-from benchmarks.timing import graphs
+from benchmarks.experiments.off_boundary_columns import CASES, full, time_cases
 
 
 def channels_last(shape: tuple[int, ...]) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -85,27 +79,13 @@ def main() -> None:
     parser.add_argument("--variable", default="TORCH_REDUCE_ROUTING")
     parser.add_argument("--cases", choices=sorted(CASE_SETS), default="off_boundary")
     args = parser.parse_args()
-    info = DeviceInfo.of(torch.device("cuda"))
-    result = {}
-    for label, shape, dtype, view_of, dims in CASE_SETS[args.cases]:
-        view = view_of(shape)
-        name = f"{dtype_name(dtype)} {label} dim={dims}"
-        first = view(random_data(shape, dtype, torch.device("cuda")))
-        nbytes = first.numel() * dtype.itemsize
-        plan = rotation(nbytes, nbytes, info, SETTINGS)
-        buffers = [first] + [
-            view(random_data(shape, dtype, torch.device("cuda"))) for _ in range(plan.buffers - 1)
-        ]
-        case = Case(name, dtype, lambda device, x=first: x, dims=dims)
-        peers = {"torch.sum": torch_sum(case), "Inductor": inductor(case)}
-        for letters in args.variants.split(","):
-            peers[f"v7 {letters}"] = sum_v7_under(args.variable, letters, dims)
-        steps = checked_rotating_calls(peers, buffers, reference(first, dims, False), name)
-        timings = graphs(steps, calls=plan.calls, replays=SETTINGS.replays)
-        result[name] = {peer: timings[peer].median_us for peer in steps}
-        print(name, {peer: round(us, 2) for peer, us in result[name].items()}, flush=True)
-        del buffers, first
-        torch.cuda.empty_cache()
+    result = time_cases(
+        CASE_SETS[args.cases],
+        lambda dims: {
+            f"v7 {letters}": sum_v7_under(args.variable, letters, dims)
+            for letters in args.variants.split(",")
+        },
+    )
     args.out.write_text(json.dumps(result, indent=1))
 
 
