@@ -590,6 +590,8 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
             assert "column_sum_kernel" in kernels[0][0] and kernels[0][1][1] > 1, kernels
         else:
             assert "column_cluster_kernel" in kernels[0][0], kernels
+            vector_columns = 16 // dtype.itemsize if columns % (16 // dtype.itemsize) == 0 else 1
+            assert column_kernel_arguments(kernels[0][0])[:2] == (vector_columns, False), kernels
             assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")

@@ -79,10 +79,11 @@ CASES = [
 
 
 def time_cases(
-    cases: list, v7_peers: Callable[[tuple[int, ...]], dict[str, Callable]]
+    cases: list[tuple], v7_peers: Callable[[tuple[int, ...]], dict[str, Callable]]
 ) -> dict[str, dict[str, float]]:
     """{case: {peer: graph median in us}} of torch.sum, Inductor and the
-    v7_peers(dims) of each case, each checked first; printed as they come."""
+    v7_peers(dims) of each (label, stored shape, dtype, view, dims) case, each
+    checked first; printed as they come."""
     info = DeviceInfo.of(torch.device("cuda"))
     result = {}
     for label, shape, dtype, view_of, dims in cases:

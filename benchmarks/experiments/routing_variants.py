@@ -4,15 +4,20 @@ variants of one build, each variant a peer beside torch.sum and Inductor.
 A launch rule that changes only host code (which bands, how many splits, which
 kernel) needs no second build to be compared: an experiment patch reads the
 letters of an environment variable at each launch (shorter-finish-switch.patch
-reads TORCH_REDUCE_ROUTING; session 63's routing-variants.patch, in git history,
-held three rules), and each variant's calls set it before calling sum_v7, so
+and wide-interleaved-switch.patch read TORCH_REDUCE_ROUTING; session 63's
+routing-variants.patch, in git history, held three rules), and each variant's
+calls set it before calling sum_v7, so
 that its CUDA graph captures that variant's launches. The variants then replay
 in turns with the peers on one card in one process, each checked against a
 float64 (or exact integer) sum first. --cases picks the cases (NOTES session 63
 has the runs):
 
-    PYTHONPATH=. python benchmarks/experiments/routing_variants.py /tmp/rv.json \
+    TORCH_REDUCE_NO_CLUSTERS=1 PYTHONPATH=. python \
+        benchmarks/experiments/routing_variants.py /tmp/rv.json \
         --cases without_clusters --variants A,c
+
+(TORCH_REDUCE_NO_CLUSTERS is read once a process, so it stays outside the
+variants.)
 """
 
 from __future__ import annotations
@@ -75,7 +80,9 @@ def sum_v7_under(variable: str, letters: str, dims: tuple[int, ...]) -> Callable
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="JSON file for {case: {peer: microseconds}}")
-    parser.add_argument("--variants", default="A,B", help="comma-separated variant letters")
+    parser.add_argument(
+        "--variants", required=True, help="comma-separated letters, one variant each"
+    )
     parser.add_argument("--variable", default="TORCH_REDUCE_ROUTING")
     parser.add_argument("--cases", choices=sorted(CASE_SETS), default="off_boundary")
     args = parser.parse_args()

@@ -666,9 +666,10 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The fewest column lanes (log2) whose vectors read a row in spans of
-// kSpanBytes or more: the narrowest band into which a long column sum is
-// narrowed to finish in clusters (256 bytes), and of a small one
-// (small_sum_bands: 32 bytes, a sector).
+// kSpanBytes or more: the narrowest band into which launch_band_kernels
+// narrows a long column sum to finish in clusters or in fewer round trips
+// through L2 (256 bytes), a long sum over a few bands for more splits (128
+// bytes), and a small sum (small_sum_bands: 32 bytes, a sector).
 template <typename InT, int kColumns, int kSpanBytes>
 constexpr int kSpanLanesLog2 = [] {
   int lanes_log2 = 0;
@@ -733,23 +734,29 @@ bool finish_caps_splits(const Bands& bands, int64_t splits, int64_t rows, int64_
          splits < row_round_splits(bands, rows);
 }
 
-// The bands into which launch_band_kernels narrows a long sum over a few
-// bands whose `splits` the finish caps below a wave (see there), or none.
-// The routing between vectors and a column a thread counts the vectors'
-// blocks in these bands too.
+// Bands and the splits of each.
+struct SplitBands {
+  Bands bands;
+  int64_t splits;
+};
+
+// The bands, and their splits, into which launch_band_kernels narrows a long
+// sum over a few bands whose splits the finish caps below a wave (see
+// there), or none. The routing between vectors and a column a thread counts
+// the vectors' blocks in these bands too.
 template <int kColumns, typename InT, typename OutT>
-std::optional<Bands> few_bands_narrowed(const ColumnProblem<InT, OutT>& problem, Bands bands,
-                                        int64_t splits, int64_t rows, int64_t wave) {
+std::optional<SplitBands> few_bands_narrowed(const ColumnProblem<InT, OutT>& problem,
+                                             SplitBands shape, int64_t rows, int64_t wave) {
   const auto narrows = [&] {
-    return bands.shape.column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
-           finish_caps_splits(bands, splits, rows, wave);
+    return shape.bands.shape.column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 128> &&
+           finish_caps_splits(shape.bands, shape.splits, rows, wave);
   };
   if (!narrows()) return std::nullopt;
   do {
-    bands = bands_of<kColumns>(problem, bands.shape.column_lanes_log2 - 1);
-    splits = band_splits(bands, rows, wave);
+    shape.bands = bands_of<kColumns>(problem, shape.bands.shape.column_lanes_log2 - 1);
+    shape.splits = band_splits(shape.bands, rows, wave);
   } while (narrows());
-  return bands;
+  return shape;
 }
 
 // A thread's rounds of loads in `splits` splits of `bands`, and the round
@@ -834,7 +841,6 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   const int64_t span_end =
       last_offset(problem.outer) + last_offset(problem.reduced) + problem.inner_outputs;
   Bands bands = widest_bands<kColumns>(problem);
-  int column_lanes_log2 = bands.shape.column_lanes_log2;
   const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const int64_t rows = problem.reduced.numel();
   int64_t splits = band_splits(bands, rows, wave);
@@ -842,19 +848,21 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
   // A small sum of aligned vectors or of a column a thread: small_sum_bands'
-  // clusters. (Its rule was measured on vectors. A column a thread in its
-  // clusters: fp32 3001x66 dim=0, 3 bands of 93 splits through L2 to 9 of 8
-  // in clusters, 4.65 to 4.21 us; int16 2001x33, 2 bands of 62 splits to 3
-  // of 8, 3.96 to 4.07; H200, benchmarks/NOTES.md, session 63.)
+  // clusters. Its rule was measured on vectors; a column a thread in its
+  // clusters gained 0.35 us over two sums and lost on one of them (H200,
+  // benchmarks/NOTES.md, session 63): fp32 3001x66 dim=0, 3 bands of 93
+  // splits through L2 to 9 of 8 in clusters (3 rounds), 4.64-4.65 us to
+  // 4.20-4.21; int16 2001x33, 2 bands of 62 splits to 3 of 8 (4 rounds),
+  // 3.93-3.98 to 4.07, slower. Both stay behind Inductor's two launches.
   std::optional<Bands> small;
-  if constexpr (!kOffBoundary && (kColumns == kVectorColumns<InT> || kColumns == 1)) {
+  if constexpr (!kOffBoundary) {
     small = small_sum_bands<kColumns>(problem, bands, rows, splits, clusters, context.sm_count);
   }
   if (small) {
     bands = *small;
     splits = kColumnClusterBlocks;
-  } else if (const std::optional<Bands> narrowed =
-                 few_bands_narrowed<kColumns>(problem, bands, splits, rows, wave)) {
+  } else if (const std::optional<SplitBands> narrowed =
+                 few_bands_narrowed<kColumns>(problem, {bands, splits}, rows, wave)) {
     // A long sum over a few bands, whose splits the finish caps below a
     // wave: narrower bands, down to rows read in spans of 128 bytes, each
     // with more splits, while the cap holds them. Each halving doubles the
@@ -867,9 +875,8 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // partials a finishing thread), 20.1; two bands of 256 splits (7
     // rounds, the partials as before), 17.1 (H200, benchmarks/NOTES.md,
     // session 62).
-    bands = *narrowed;
-    column_lanes_log2 = bands.shape.column_lanes_log2;
-    splits = band_splits(bands, rows, wave);
+    bands = narrowed->bands;
+    splits = narrowed->splits;
   } else if (clusters.blocks > 0 && splits > clusters.blocks &&
              ceil_div(rows, clusters.blocks * int64_t(bands.row_lanes)) <=
                  kMaxClusterRowsPerThread &&
@@ -888,12 +895,11 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // clusters still fit: twice the blocks, half the rounds (the same int32
     // sum in clusters of 16: 8 bands of two rounds a thread, 6.3 us; 16
     // bands of one, 5.9).
-    while (column_lanes_log2 > kMinColumnLanesLog2 &&
+    while (bands.shape.column_lanes_log2 > kMinColumnLanesLog2 &&
            ceil_div(rows, splits * int64_t(bands.row_lanes)) > kUnroll) {
-      const Bands narrower = bands_of<kColumns>(problem, column_lanes_log2 - 1);
+      const Bands narrower = bands_of<kColumns>(problem, bands.shape.column_lanes_log2 - 1);
       if (!clusters.holds(splits, narrower.count)) break;
       bands = narrower;
-      --column_lanes_log2;
     }
   } else if (splits > 1 && clusters.blocks > 0 && !clusters.holds(splits, bands.count)) {
     // Any other split sum that clusters do not hold at once (more splits
@@ -913,38 +919,39 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // (bf16 16x2048x4096 dim=(0,1), 93.0 to 97.6; benchmarks/NOTES.md,
     // session 21).
     const int64_t blocks = bands.count * splits;
-    int narrow_log2 = column_lanes_log2;
     Bands narrower = bands;
-    while (narrow_log2 > kSpanLanesLog2<InT, kColumns, 256> &&
+    while (narrower.shape.column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 256> &&
            narrower.count * clusters.blocks < blocks) {
-      narrower = bands_of<kColumns>(problem, --narrow_log2);
+      narrower = bands_of<kColumns>(problem, narrower.shape.column_lanes_log2 - 1);
     }
     const int64_t cluster_splits =
         std::min<int64_t>(clusters.blocks, clusters.resident / narrower.count);
     if (8 * narrower.count * cluster_splits >= 7 * blocks &&
         clusters.holds(cluster_splits, narrower.count)) {
       bands = narrower;
-      column_lanes_log2 = narrow_log2;
       splits = cluster_splits;
     }
   }
   // A split sum through L2: narrower bands, down to 256-byte spans, while
   // a thread keeps its rounds of loads and the finishing threads make fewer
   // round trips (each halving doubles a band's split lanes, which share its
-  // partials): fp32 16384x1001 dim=0, 8 bands of 49 splits (4 trips) to 16
-  // of 24 (1 trip), 20.2-20.5 us to 19.7; bf16 2048x50257, 197 bands of 2
-  // splits to 393 of one (no finish), 51.6 to 50.9 (H200,
-  // benchmarks/NOTES.md, session 63).
+  // partials). As bands are at most 32 lanes, that is one step, from 32
+  // lanes of 16-byte vectors to 16. On an H200 (benchmarks/NOTES.md,
+  // session 63): fp32 16384x1001 dim=0, 8 bands of 49 splits (4 trips) to
+  // 16 of 24 (1 trip), 20.2-20.5 us to 19.7; bf16 2048x50257, 197 bands of
+  // 2 splits to 393 of one (no finish), 51.6 to 50.9. Without clusters
+  // (TORCH_REDUCE_NO_CLUSTERS=1 there), where it reshapes aligned sums too:
+  // int32 1024x1024 dim=0 5.41-5.43 to 4.72-4.75, bf16 2048x50256
+  // 49.9-50.0 to 49.5-49.7.
   while (splits > 1 && !clusters.holds(splits, bands.count) &&
-         column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 256>) {
-    const Bands narrower = bands_of<kColumns>(problem, column_lanes_log2 - 1);
+         bands.shape.column_lanes_log2 > kSpanLanesLog2<InT, kColumns, 256>) {
+    const Bands narrower = bands_of<kColumns>(problem, bands.shape.column_lanes_log2 - 1);
     const int64_t narrower_splits = band_splits(narrower, rows, wave);
     const auto now = BandLatencies<kColumns, AccT>::of(bands, splits, rows);
     const auto then = BandLatencies<kColumns, AccT>::of(narrower, narrower_splits, rows);
     if (then.load_rounds > now.load_rounds || then.finish_trips >= now.finish_trips) break;
     bands = narrower;
     splits = narrower_splits;
-    --column_lanes_log2;
   }
   if (bands.count <= INT_MAX && clusters.holds(splits, bands.count)) {
     const dim3 grid(static_cast<unsigned>(bands.count),
@@ -1035,28 +1042,28 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // divisions beside the second vector spilled, sm_90), else a column a thread.
   // Vectors where they fill at least half the share of a wave of their blocks
   // that a column a thread fills of its own: narrow bands split into fewer
-  // blocks (their finish reads a band's partials), and 204,800 rows of 63 fp32
-  // columns took 32.1 us in one band of vectors (128 blocks, a third of their
-  // wave), 24.3 in two bands of a column a thread (512 blocks, all of theirs;
-  // H200, benchmarks/NOTES.md, session 58). The vectors' blocks are counted
-  // in the bands that launch_band_kernels narrows a long sum over a few
-  // bands to: those rows as 2 bands of 198 splits of vectors (a wave), 17.7
-  // us against 23.9-24.0 as a column a thread; bf16 2000x1001 moves to 8
-  // bands of 31 splits of vectors too, 5.75 to 5.9 (H200, session 63).
+  // blocks (their finish reads a band's partials). Before launch_band_kernels
+  // narrowed a long sum over a few bands, 204,800 rows of 63 fp32 columns
+  // took 32.1 us in one band of vectors (128 blocks, a third of their wave),
+  // 24.3 in two bands of a column a thread (512 blocks, all of theirs; H200,
+  // benchmarks/NOTES.md, session 58). The vectors' blocks are counted in the
+  // bands that narrowing gives (few_bands_narrowed): those rows now take 2
+  // bands of 198 splits of vectors (a wave), 17.7 us against 23.9-24.0 as a
+  // column a thread. It moves bf16 2000x1001 dim=0 to 8 bands of 31 splits
+  // of vectors too, 5.74-5.77 to 5.89-5.90, slower, behind Inductor either
+  // way (H200, session 63). The column a thread is still counted in its
+  // widest bands, not in small_sum_bands' clusters.
   if (problem.reduced.ndim == 1) {
     const int64_t rows = problem.reduced.numel();
-    Bands vectors = widest_bands<kColumns>(problem);
+    const Bands widest_vectors = widest_bands<kColumns>(problem);
     const Bands scalars = widest_bands<1>(problem);
     const int64_t vector_wave =
         band_wave<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, context);
     const int64_t scalar_wave = band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context);
-    int64_t vector_splits = band_splits(vectors, rows, vector_wave);
-    if (const std::optional<Bands> narrowed =
-            few_bands_narrowed<kColumns>(problem, vectors, vector_splits, rows, vector_wave)) {
-      vectors = *narrowed;
-      vector_splits = band_splits(vectors, rows, vector_wave);
-    }
-    const int64_t vector_blocks = std::min(vector_wave, vectors.count * vector_splits);
+    const SplitBands widest{widest_vectors, band_splits(widest_vectors, rows, vector_wave)};
+    const SplitBands vectors =
+        few_bands_narrowed<kColumns>(problem, widest, rows, vector_wave).value_or(widest);
+    const int64_t vector_blocks = std::min(vector_wave, vectors.bands.count * vectors.splits);
     const int64_t scalar_blocks =
         std::min(scalar_wave, scalars.count * band_splits(scalars, rows, scalar_wave));
     if (2 * vector_blocks * scalar_wave >= scalar_blocks * vector_wave) {
