@@ -50,10 +50,12 @@ WITHOUT_CLUSTERS_CASES = [
     ("16384x1001", (16384, 1001), torch.float32, full, (0,)),
     ("16384x4095", (16384, 4095), torch.float16, full, (0,)),
 ]
-# Column sums of 33-128 columns whose rows lie back to back off the vector
-# boundaries, for wide-interleaved-switch.patch (interleaved_column_sum.cu's
-# run of vectors past 32 columns).
-WIDE_INTERLEAVED_CASES = [
+
+# Small and mid column sums of 33-1001 columns whose rows start off the vector
+# boundaries, the largest gap to Inductor on an H200 (0.67-0.92x, NOTES session
+# 63), with an aligned twin (3001x100): wide-interleaved-switch.patch and
+# small-off-boundary-switch.patch.
+NARROW_OFF_BOUNDARY_CASES = [
     ("3001x66", (3001, 66), torch.float32, full, (0,)),
     ("1001x33", (1001, 33), torch.float32, full, (0,)),
     ("3001x100", (3001, 100), torch.float32, full, (0,)),
@@ -61,11 +63,13 @@ WIDE_INTERLEAVED_CASES = [
     ("64x3001x66", (64, 3001, 66), torch.float32, full, (1,)),
     ("2000x66", (2000, 66), torch.bfloat16, full, (0,)),
     ("4001x127", (4001, 127), torch.float16, full, (0,)),
+    ("2000x1001", (2000, 1001), torch.bfloat16, full, (0,)),
+    ("2001x33", (2001, 33), torch.int16, full, (0,)),
 ]
 CASE_SETS = {
     "off_boundary": CASES,
     "without_clusters": WITHOUT_CLUSTERS_CASES,
-    "wide_interleaved": WIDE_INTERLEAVED_CASES,
+    "narrow_off_boundary": NARROW_OFF_BOUNDARY_CASES,
 }
 
 
