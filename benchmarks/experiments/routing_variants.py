@@ -73,9 +73,16 @@ CASE_SETS = {
 }
 
 
-def sum_v7_under(variable: str, letters: str, dims: tuple[int, ...]) -> Callable:
+def sum_v7_under(variable: str, value: str | None, dims: tuple[int, ...]) -> Callable:
+    """sum_v7 over dims with the environment variable set to value (unset for
+    None) before each call, so that a CUDA graph captured from it holds the
+    launches that value gives (the experiment patches read it at each launch)."""
+
     def call(x: torch.Tensor) -> torch.Tensor:
-        os.environ[variable] = letters
+        if value is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = value
         return torch.ops.reduce_opt.sum_v7(x, list(dims))
 
     return call

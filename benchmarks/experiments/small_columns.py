@@ -34,6 +34,7 @@ from torch._inductor.utils import run_and_get_code
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks.check import reference
 from benchmarks.context import DeviceInfo, Settings, rotation
+from benchmarks.experiments.routing_variants import sum_v7_under
 from benchmarks.inputs import Case, dtype_name, random_data
 from benchmarks.peers import inductor, torch_sum
 from benchmarks.scenarios.common import checked_rotating_calls
@@ -81,17 +82,6 @@ def band_shapes(rows: int, columns: int, dtype: torch.dtype, sm_count: int) -> l
     return sorted(set(shapes))
 
 
-def v7_in_shape(shape: str | None, dims: tuple[int, ...]):
-    def call(x: torch.Tensor) -> torch.Tensor:
-        if shape is None:
-            os.environ.pop(SHAPE_VARIABLE, None)
-        else:
-            os.environ[SHAPE_VARIABLE] = shape
-        return torch.ops.reduce_opt.sum_v7(x, list(dims))
-
-    return call
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="JSON file for {case: {peer or shape: us}}")
@@ -121,11 +111,11 @@ def main() -> None:
         peers = {
             "torch.sum": torch_sum(case),
             "Inductor": compiled,
-            "sum_v7": v7_in_shape(None, dims),
+            "sum_v7": sum_v7_under(SHAPE_VARIABLE, None, dims),
         }
         if not args.no_shapes:
             shapes = band_shapes(rows, columns, dtype, sm_count)
-            peers |= {shape: v7_in_shape(shape, dims) for shape in shapes}
+            peers |= {shape: sum_v7_under(SHAPE_VARIABLE, shape, dims) for shape in shapes}
         steps = checked_rotating_calls(peers, buffers, reference(first, dims, False), name)
         full_sum = {"v7 full sum": torch.ops.reduce_opt.sum_v7}
         steps |= checked_rotating_calls(full_sum, buffers, reference(first, None, False), name)
