@@ -597,6 +597,33 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
 
 
+# Sums of 33 columns, a column a thread with 8 rows' loads in flight, whose
+# threads end with 0 to 7 rows: on sm_90 with 132 SMs, in clusters of 8 splits
+# (255, 1001 rows; fp32 to 3001, 11-12 rows a thread) and through L2 (4,099
+# rows, 4 a thread; 16-bit from 2,049; 100,001, 13 rounds of 4).
+COLUMN_A_THREAD_SUMS = [
+    (rows, dtype)
+    for dtype in (torch.float32, torch.bfloat16, torch.int16)
+    for rows in (255, 1001, 2049, 3001, 4099)
+] + [(100001, torch.bfloat16), (100001, torch.int16)]
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("rows", "dtype"),
+    COLUMN_A_THREAD_SUMS,
+    ids=[f"{rows}x33-{dtype}" for rows, dtype in COLUMN_A_THREAD_SUMS],
+)
+def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(rows, dtype, tmp_path, seed):
+    x = random_shaped((rows, 33), dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
+    if is_sm90_of_132_sms(x.device):
+        assert len(kernels) == 1, kernels
+        assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
+    result = torch.ops.reduce_opt.sum_v7(x, [0])
+    assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
+
+
 @requires_cuda
 @pytest.mark.parametrize("hw", [(56, 56), (55, 57)], ids=str)
 def test_a_long_column_sum_finishes_in_clusters_of_narrower_bands(hw, tmp_path, seed):

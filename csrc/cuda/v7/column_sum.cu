@@ -48,6 +48,17 @@ constexpr int kRegisters = 64;
 // 61); 3 blocks an SM still keep 48 KB a multiprocessor in flight.
 constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
+// A column a thread (one element a row) in the flat kernels keeps this many
+// rows' loads in flight: 32 bytes of fp32, where vectors keep kUnroll of 16.
+// The host rules still count rounds of kUnroll rows (small_sum_bands,
+// BandLatencies), the shapes these were measured in. On an H200
+// (benchmarks/NOTES.md, session 64), against 4: fp32 3001x66 dim=0 4.21 ->
+// 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33
+// 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16
+// loads read fp32 3001x66 in 3.05 but bf16 2000x66 in 5.45. The
+// general-index kernels keep kUnroll: at 8, the ones through L2 spilled
+// 12-28 bytes (sm_90).
+constexpr int kColumnLoads = 8;
 // A thread's rows per split are at least this many: one round of loads. Small
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
 // a second round of loads is one more of them.
@@ -425,38 +436,54 @@ __device__ __forceinline__ void fetch_rows(const BandRows& rows, int64_t r, int6
 }
 
 // sums[c] += the row_lanes-th rows from first_row up to row_end, as `rows`
-// reads them (AlignedBandRows, OffBoundaryBandRows), kUnroll rows' loads in
+// reads them (AlignedBandRows, OffBoundaryBandRows), kLoads rows' loads in
 // flight; row_offset(r) is row r's element offset.
-template <int kColumns, typename AccT, typename BandRows, typename RowOffset>
+template <int kLoads, int kColumns, typename AccT, typename BandRows, typename RowOffset>
 __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row, int64_t row_end,
                                          int row_lanes, const RowOffset& row_offset,
                                          AccT (&sums)[kColumns]) {
   using Fetched = decltype(rows.fetch(0));
   int64_t r = first_row;
-  for (; r + (kUnroll - 1) * row_lanes < row_end; r += kUnroll * row_lanes) {
-    Fetched batch[kUnroll];
+  for (; r + (kLoads - 1) * row_lanes < row_end; r += kLoads * row_lanes) {
+    Fetched batch[kLoads];
     fetch_rows<false>(rows, r, row_end - 1, row_lanes, row_offset, batch);
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kLoads; ++u) {
       const auto columns = rows.settle(batch[u]);
 #pragma unroll
       for (int c = 0; c < kColumns; ++c) sums[c] += static_cast<AccT>(columns.values[c]);
     }
   }
-  // The last rows, fewer than kUnroll: one round of loads, not a latency
-  // each (fp32 64x1024x64 dim=1 on an H100, 9.2 to 9.0 us). A missing row
-  // loads the thread's last row again (one of its rows: the same phase,
-  // OffBoundaryBandRows) and adds nothing.
-  if (r < row_end) {
-    Fetched batch[kUnroll - 1];
+  if (r >= row_end) return;
+  // The last rows, fewer than kLoads: one round of loads, not a latency
+  // each (fp32 64x1024x64 dim=1 on an H100, 9.2 to 9.0 us).
+  if constexpr (kLoads > kUnroll) {
+    // A column a thread loads only the rows it has: as many again as it
+    // has would have cost fp16 4001x127 dim=0, 4 rows a thread, 7 loads
+    // for its 4 (5.01 us with 4 in flight, 5.54 with 8 clamped, 5.07 with 8
+    // like this; H200, session 64).
+    static_assert(kColumns == 1 && !BandRows::kMayLeaveSpan);
+    Fetched batch[kLoads - 1];
+#pragma unroll
+    for (int u = 0; u < kLoads - 1; ++u) {
+      if (r + u * row_lanes < row_end) batch[u] = rows.fetch(row_offset(r + u * row_lanes));
+    }
+#pragma unroll
+    for (int u = 0; u < kLoads - 1; ++u) {
+      if (r + u * row_lanes < row_end) sums[0] += static_cast<AccT>(batch[u].values[0]);
+    }
+  } else {
+    // A missing row loads the thread's last row again (one of its rows: the
+    // same phase, OffBoundaryBandRows) and adds nothing.
+    Fetched batch[kLoads - 1];
     int64_t last_row = r;
 #pragma unroll
-    for (int u = 1; u < kUnroll - 1; ++u) {
+    for (int u = 1; u < kLoads - 1; ++u) {
       if (r + u * row_lanes < row_end) last_row = r + u * row_lanes;
     }
     fetch_rows<true>(rows, r, last_row, row_lanes, row_offset, batch);
 #pragma unroll
-    for (int u = 0; u < kUnroll - 1; ++u) {
+    for (int u = 0; u < kLoads - 1; ++u) {
       const auto columns = rows.settle(batch[u]);
       if (r + u * row_lanes < row_end) {
 #pragma unroll
@@ -476,12 +503,13 @@ __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t f
                                                  const StridedIndex& reduced,
                                                  AccT (&sums)[kColumns]) {
   if (kFlat || reduced.ndim == 1) {
+    constexpr int kLoads = kFlat && kColumns == 1 ? kColumnLoads : kUnroll;
     const int64_t row_stride = reduced.strides[0];
-    sum_rows(
+    sum_rows<kLoads>(
         rows, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
         sums);
   } else if constexpr (!kFlat && !BandRows::kMayLeaveSpan) {  // off-boundary: one reduced dim
-    sum_rows(
+    sum_rows<kUnroll>(
         rows, first_row, row_end, row_lanes, [&reduced](int64_t r) { return reduced.offset(r); },
         sums);
   }
