@@ -80,6 +80,11 @@ def assert_launched(launched, expected):
             assert want[0] in name and (grid, block) == (want[1], want[2]), (launched, expected)
 
 
+def elements_per_vector(dtype):
+    """The elements of dtype in one 16-byte vector load."""
+    return 16 // dtype.itemsize
+
+
 def is_sm90_of_132_sms(device):
     """Whether `device` is an H100 or H200 (sm_90, 132 multiprocessors), the GPUs on
     which the column-sum launch shapes below were measured and are asserted."""
@@ -227,7 +232,7 @@ def test_large_row_sums_read_each_row_in_its_own_rotation(rows, tmp_path, seed):
 def test_contiguous_sums_at_the_one_block_edges(dtype, offset, seed):
     """Each edge of the one-block shape, a vector either side and an element either
     side, from an aligned pointer and from one whose first vector needs a scalar head."""
-    per_vector = 16 // dtype.itemsize
+    per_vector = elements_per_vector(dtype)
     base = random_tensor(4097 * per_vector + 2 + offset, dtype, "cuda")
     for vectors in ONE_BLOCK_VECTOR_EDGES:
         for extra in (-1, 0, 1):
@@ -444,7 +449,7 @@ def test_narrow_chunks_only_while_wide_ones_leave_a_multiprocessor_idle(
     a scalar head."""
     device = torch.device("cuda", torch.cuda.current_device())
     sms = torch.cuda.get_device_properties(device).multi_processor_count
-    per_vector = 16 // dtype.itemsize
+    per_vector = elements_per_vector(dtype)
     vectors = (sms + wide_blocks_over_sms) * 2048 + vectors_over
     base = random_tensor(vectors * per_vector + offset, dtype, device)
     x = base[offset:]
@@ -590,7 +595,8 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
             assert "column_sum_kernel" in kernels[0][0] and kernels[0][1][1] > 1, kernels
         else:
             assert "column_cluster_kernel" in kernels[0][0], kernels
-            vector_columns = 16 // dtype.itemsize if columns % (16 // dtype.itemsize) == 0 else 1
+            per_vector = elements_per_vector(dtype)
+            vector_columns = per_vector if columns % per_vector == 0 else 1
             assert column_kernel_arguments(kernels[0][0])[:2] == (vector_columns, False), kernels
             assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])
@@ -676,7 +682,7 @@ def test_a_long_column_sum_over_few_bands_narrows_them_for_more_splits(
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     if is_sm90_of_132_sms(x.device):
         assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
-        assert column_kernel_arguments(kernels[0][0])[0] == 16 // dtype.itemsize, kernels
+        assert column_kernel_arguments(kernels[0][0])[0] == elements_per_vector(dtype), kernels
         assert kernels[0][1][:2] == grid, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
 
@@ -710,7 +716,8 @@ def test_a_split_column_sum_through_l2_narrows_bands_for_a_shorter_finish(
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
     if is_sm90_of_132_sms(x.device):
         assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
-        assert column_kernel_arguments(kernels[0][0])[:2] == (16 // dtype.itemsize, True), kernels
+        vector_kernel = (elements_per_vector(dtype), True)
+        assert column_kernel_arguments(kernels[0][0])[:2] == vector_kernel, kernels
         assert kernels[0][1][:2] == grid, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 

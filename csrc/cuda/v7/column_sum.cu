@@ -787,6 +787,13 @@ std::optional<SplitBands> few_bands_narrowed(const ColumnProblem<InT, OutT>& pro
   return shape;
 }
 
+// A thread's rounds of loads of kUnroll rows in `splits` splits of `bands`:
+// the unit the launch rules count in (a flat column a thread loads
+// kColumnLoads rows a round).
+int64_t load_rounds_of(const Bands& bands, int64_t splits, int64_t rows) {
+  return ceil_div(ceil_div(rows, splits * int64_t(bands.row_lanes)), kUnroll);
+}
+
 // A thread's rounds of loads in `splits` splits of `bands`, and the round
 // trips of partial loads a thread of a band's finishing block makes.
 template <int kColumns, typename AccT>
@@ -795,7 +802,7 @@ struct BandLatencies {
   int64_t finish_trips;
 
   static BandLatencies of(const Bands& bands, int64_t splits, int64_t rows) {
-    return {ceil_div(ceil_div(rows, splits * bands.row_lanes), kUnroll),
+    return {load_rounds_of(bands, splits, rows),
             splits > 1 ? ceil_div(ceil_div(splits, int64_t(bands.row_lanes)),
                                   int64_t(kPartialLoadsInFlight<kColumns, AccT>))
                        : 0};
@@ -827,7 +834,7 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
                                      int sm_count) {
   constexpr int kSplits = kColumnClusterBlocks;
-  if (splits <= kSplits && ceil_div(rows, splits * widest.row_lanes) <= kUnroll) {
+  if (splits <= kSplits && load_rounds_of(widest, splits, rows) <= 1) {
     return std::nullopt;  // one round already, in a cluster or a block
   }
   struct Limit {
@@ -840,8 +847,7 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
       const Bands bands = bands_of<kColumns>(problem, lanes_log2);
       if (bands.count * kSplits > limit.blocks || !clusters.holds(kSplits, bands.count)) continue;
       // The narrowest bands within the blocks have the fewest rounds.
-      const int64_t rounds = ceil_div(ceil_div(rows, kSplits * int64_t(bands.row_lanes)), kUnroll);
-      if (rounds <= limit.rounds) return bands;
+      if (load_rounds_of(bands, kSplits, rows) <= limit.rounds) return bands;
       break;
     }
   }
@@ -924,7 +930,7 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // sum in clusters of 16: 8 bands of two rounds a thread, 6.3 us; 16
     // bands of one, 5.9).
     while (bands.shape.column_lanes_log2 > kMinColumnLanesLog2 &&
-           ceil_div(rows, splits * int64_t(bands.row_lanes)) > kUnroll) {
+           load_rounds_of(bands, splits, rows) > 1) {
       const Bands narrower = bands_of<kColumns>(problem, bands.shape.column_lanes_log2 - 1);
       if (!clusters.holds(splits, narrower.count)) break;
       bands = narrower;
