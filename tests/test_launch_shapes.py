@@ -569,8 +569,8 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
-    (3001, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 3 rounds
-    (2001, 33, torch.int16, [3, 8]),  # a column a thread: 16 lanes, 24 blocks, 4 rounds
+    (3001, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 11-12 rows
+    (2001, 33, torch.int16, [3, 8]),  # a column a thread: 16 lanes, 24 blocks, 15-16 rows
     (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
@@ -604,28 +604,40 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 
 
 # Sums of 33 columns, a column a thread with 8 rows' loads in flight, whose
-# threads end with 0 to 7 rows: on sm_90 with 132 SMs, in clusters of 8 splits
-# (255, 1001 rows; fp32 to 3001, 11-12 rows a thread) and through L2 (4,099
-# rows, 4 a thread; 16-bit from 2,049; 100,001, 13 rounds of 4).
+# threads end with 0 to 7 rows for the last round, and on sm_90 with 132 SMs the
+# grid each takes: (rows, dtype, kernel, grid). fp32 bands are 8 lanes (32 row
+# lanes), 16-bit ones 16 (16 row lanes), in clusters of 8 splits: fp32 255 rows
+# leave a thread 0-1 rows, 1001 3-4, 1600 6-7, 2049 8-9, 3001 11-12; 16-bit 255
+# 1-2, 777 6-7, 1001 7-8. Through L2 in 2 bands of 32 lanes (8 row lanes): 4-5
+# rows a thread, 48-49 at 100,001.
 COLUMN_A_THREAD_SUMS = [
-    (rows, dtype)
-    for dtype in (torch.float32, torch.bfloat16, torch.int16)
-    for rows in (255, 1001, 2049, 3001, 4099)
-] + [(100001, torch.bfloat16), (100001, torch.int16)]
+    (rows, torch.float32, "column_cluster_kernel", [5, 8]) for rows in (255, 1001, 1600, 2049, 3001)
+] + [(4099, torch.float32, "column_sum_kernel", [2, 128])]
+for sixteen_bit in (torch.bfloat16, torch.int16):
+    COLUMN_A_THREAD_SUMS += [
+        (rows, sixteen_bit, "column_cluster_kernel", [3, 8]) for rows in (255, 777, 1001)
+    ] + [
+        (2049, sixteen_bit, "column_sum_kernel", [2, 64]),
+        (4099, sixteen_bit, "column_sum_kernel", [2, 128]),
+        (100001, sixteen_bit, "column_sum_kernel", [2, 256]),
+    ]
 
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("rows", "dtype"),
+    ("rows", "dtype", "kernel", "grid"),
     COLUMN_A_THREAD_SUMS,
-    ids=[f"{rows}x33-{dtype}" for rows, dtype in COLUMN_A_THREAD_SUMS],
+    ids=[f"{rows}x33-{dtype}" for rows, dtype, _, _ in COLUMN_A_THREAD_SUMS],
 )
-def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(rows, dtype, tmp_path, seed):
+def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
+    rows, dtype, kernel, grid, tmp_path, seed
+):
     x = random_shaped((rows, 33), dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
-        assert len(kernels) == 1, kernels
+        assert len(kernels) == 1 and kernel in kernels[0][0], kernels
         assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
+        assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
 

@@ -50,16 +50,18 @@ constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
 // A column a thread (one element a row) in the flat kernels keeps this many
 // rows' loads in flight: 32 bytes of fp32, where vectors keep kUnroll of 16.
-// The host rules still count rounds of kUnroll rows (small_sum_bands,
-// BandLatencies), the shapes these were measured in. On an H200
-// (benchmarks/NOTES.md, session 64), against 4: fp32 3001x66 dim=0 4.21 ->
-// 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33
-// 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16
-// loads read fp32 3001x66 in 3.05 but bf16 2000x66 in 5.45. The
-// general-index kernels keep kUnroll: at 8, the ones through L2 spilled
-// 12-28 bytes (sm_90).
+// A "round of loads" in the launch rules below (load_rounds_of,
+// kMinRowsPerThread, kMaxClusterRowsPerThread, small_sum_bands) stays
+// kUnroll rows for a column a thread too: the unit its shapes were measured
+// in. On an H200 (benchmarks/NOTES.md, session 64), against 4: fp32 3001x66
+// dim=0 4.21 -> 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28,
+// int16 2001x33 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2
+// 5.01 -> 5.07. 16 loads read fp32 3001x66 in 3.05 but bf16 2000x66 in 5.45.
+// The general-index kernels keep kUnroll: at 8, the ones through L2 spilled
+// 12-28 bytes, those of 8-byte types 96 (sm_90).
 constexpr int kColumnLoads = 8;
-// A thread's rows per split are at least this many: one round of loads. Small
+// A thread's rows per split are at least this many: one round of loads (of
+// kUnroll rows, as every rule here counts them; see kColumnLoads). Small
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
 // a second round of loads is one more of them.
 constexpr int64_t kMinRowsPerThread = kUnroll;
@@ -458,10 +460,11 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
   // The last rows, fewer than kLoads: one round of loads, not a latency
   // each (fp32 64x1024x64 dim=1 on an H100, 9.2 to 9.0 us).
   if constexpr (kLoads > kUnroll) {
-    // A column a thread loads only the rows it has: as many again as it
-    // has would have cost fp16 4001x127 dim=0, 4 rows a thread, 7 loads
-    // for its 4 (5.01 us with 4 in flight, 5.54 with 8 clamped, 5.07 with 8
-    // like this; H200, session 64).
+    // A column a thread loads only the rows it has: clamped as below, a
+    // thread of 4 rows would load 7 (fp16 4001x127 dim=0 through L2: 5.01
+    // us with 4 loads in flight, 5.54 with 8 clamped, 5.07 with 8 like this;
+    // H200, session 64). One add loop for both branches changed the SASS
+    // of 33 band kernels, vectors' too (sm_90): not measured, not taken.
     static_assert(kColumns == 1 && !BandRows::kMayLeaveSpan);
     Fetched batch[kLoads - 1];
 #pragma unroll
