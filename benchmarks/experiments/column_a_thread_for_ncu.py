@@ -1,0 +1,56 @@
+"""Small column sums of a column a thread, for Nsight Compute: each checked, then launched 4x.
+
+With column-a-thread-next-switch.patch applied, the letters of TORCH_REDUCE_ROUTING
+pick the loads in flight (g: 16, 4: 4, none: 8). At 16, bf16 2000x66 dim=0 took
+5.45 us against 3.28 at 8, while int16 2001x33, the same bands and splits, gained;
+under ncu the bf16 kernel's warps waited ~2,800 cycles a warp at a barrier
+(benchmarks/NOTES.md, session 64, call 3). Its source counters show which code
+the waiting warps ran before it:
+
+    for letters in 8 g; do
+      TORCH_REDUCE_ROUTING=$letters ncu --kernel-name regex:column_cluster \\
+          --launch-skip 1 --launch-count 1 --section SourceCounters \\
+          --section WarpStateStats -o bf16_$letters \\
+          python3 benchmarks/experiments/column_a_thread_for_ncu.py bf16
+      ncu -i bf16_$letters.ncu-rep --page source --print-source sass --csv > bf16_$letters.csv
+    done
+    python benchmarks/experiments/ncu_source_stalls.py bf16_8.csv bf16_g.csv
+
+Each result is checked against a float64 (exact for int16) sum first.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import torch
+
+import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+
+LAUNCHES = 4
+CASES = {
+    "bf16": ((2000, 66), torch.bfloat16),
+    "int16": ((2001, 33), torch.int16),
+    "fp32": ((3001, 66), torch.float32),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    args = parser.parse_args()
+    shape, dtype = CASES[args.case]
+    if dtype.is_floating_point:
+        x = torch.randn(shape, device="cuda").to(dtype)
+    else:
+        x = torch.randint(-1000, 1000, shape, device="cuda", dtype=dtype)
+    reference = x.double().sum(0)
+    result = torch.ops.reduce_opt.sum_v7(x, [0])
+    torch.testing.assert_close(result.double(), reference, rtol=1e-2, atol=1e-1)
+    for _ in range(LAUNCHES):
+        torch.ops.reduce_opt.sum_v7(x, [0])
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main()
