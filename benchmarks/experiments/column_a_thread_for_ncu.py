@@ -8,7 +8,7 @@ under ncu the bf16 kernel's warps waited ~2,800 cycles a warp at a barrier
 the waiting warps ran before it:
 
     for letters in 8 g; do
-      TORCH_REDUCE_ROUTING=$letters ncu --kernel-name regex:column_cluster \\
+      PYTHONPATH=. TORCH_REDUCE_ROUTING=$letters ncu --kernel-name regex:column_cluster \\
           --launch-skip 1 --launch-count 1 --section SourceCounters \\
           --section WarpStateStats -o bf16_$letters \\
           python3 benchmarks/experiments/column_a_thread_for_ncu.py bf16
@@ -16,7 +16,7 @@ the waiting warps ran before it:
     done
     python benchmarks/experiments/ncu_source_stalls.py bf16_8.csv bf16_g.csv
 
-Each result is checked against a float64 (exact for int16) sum first.
+The result is checked first (benchmarks.check: float64, exact for int16).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import argparse
 import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
+from benchmarks.check import reference, verify
+from benchmarks.inputs import random_data
 
 LAUNCHES = 4
 CASES = {
@@ -40,13 +42,10 @@ def main() -> None:
     parser.add_argument("case", choices=sorted(CASES))
     args = parser.parse_args()
     shape, dtype = CASES[args.case]
-    if dtype.is_floating_point:
-        x = torch.randn(shape, device="cuda").to(dtype)
-    else:
-        x = torch.randint(-1000, 1000, shape, device="cuda", dtype=dtype)
-    reference = x.double().sum(0)
-    result = torch.ops.reduce_opt.sum_v7(x, [0])
-    torch.testing.assert_close(result.double(), reference, rtol=1e-2, atol=1e-1)
+    x = random_data(shape, dtype, torch.device("cuda"))
+    wrong = verify(torch.ops.reduce_opt.sum_v7(x, [0]), reference(x, (0,), False))
+    if wrong is not None:
+        raise SystemExit(f"sum_v7 over dim 0 of {args.case} {shape}: {wrong}")
     for _ in range(LAUNCHES):
         torch.ops.reduce_opt.sum_v7(x, [0])
     torch.cuda.synchronize()
