@@ -603,15 +603,17 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
 
 
-# Sums of 33 columns, a column a thread with 8 rows' loads in flight, whose
-# threads end with 0 to 7 rows for the last round, and on sm_90 with 132 SMs the
-# grid each takes: (rows, dtype, kernel, grid). fp32 bands are 8 lanes (32 row
-# lanes), 16-bit ones 16 (16 row lanes), in clusters of 8 splits: fp32 255 rows
-# leave a thread 0-1 rows, 1001 3-4, 1600 6-7, 2049 8-9, 3001 11-12; 16-bit 255
-# 1-2, 777 6-7, 1001 7-8. Through L2 in 2 bands of 32 lanes (8 row lanes): 4-5
-# rows a thread, 48-49 at 100,001.
+# Sums of 33 columns, a column a thread with 16 (fp32) or 8 rows' loads in
+# flight, whose threads end with 0 to 15 or 0 to 7 rows for the last round, and
+# on sm_90 with 132 SMs the grid each takes: (rows, dtype, kernel, grid). fp32
+# bands are 8 lanes (32 row lanes), 16-bit ones 16 (16 row lanes), in clusters of
+# 8 splits: fp32 255 rows leave a thread 0-1 rows, 1001 3-4, 1600 6-7, 2049 8-9,
+# 2561 10-11, 3001 11-12, 3329 13-14, 3585 14-15; 16-bit 255 1-2, 777 6-7, 1001
+# 7-8. Through L2 in 2 bands of 32 lanes (8 row lanes): 4-5 rows a thread,
+# 48-49 at 100,001.
 COLUMN_A_THREAD_SUMS = [
-    (rows, torch.float32, "column_cluster_kernel", [5, 8]) for rows in (255, 1001, 1600, 2049, 3001)
+    (rows, torch.float32, "column_cluster_kernel", [5, 8])
+    for rows in (255, 1001, 1600, 2049, 2561, 3001, 3329, 3585)
 ] + [(4099, torch.float32, "column_sum_kernel", [2, 128])]
 for sixteen_bit in (torch.bfloat16, torch.int16):
     COLUMN_A_THREAD_SUMS += [
@@ -640,6 +642,21 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
         assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
+
+
+@requires_cuda
+def test_odd_columns_take_a_column_a_thread_where_vectors_fill_less_of_a_wave(tmp_path, seed):
+    """bf16 2000x1001 dim=0: off-boundary vectors would take 8 bands of 31 splits,
+    under two thirds of the share of their wave that a column a thread fills in its
+    32 bands of 16 splits, so a column a thread reads it, through L2 (column_sum.cu's
+    launch_column_sum; the grid on sm_90 with 132 SMs)."""
+    x = random_shaped((2000, 1001), torch.bfloat16, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
+    if is_sm90_of_132_sms(x.device):
+        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
+        assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
+        assert kernels[0][1][:2] == [32, 16], kernels
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
 @requires_cuda

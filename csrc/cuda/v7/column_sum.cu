@@ -49,17 +49,22 @@ constexpr int kRegisters = 64;
 constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
 // A column a thread (one element a row) in the flat kernels keeps this many
-// rows' loads in flight: 32 bytes of fp32, where vectors keep kUnroll of 16.
-// A "round of loads" in the launch rules below (load_rounds_of,
-// kMinRowsPerThread, kMaxClusterRowsPerThread, small_sum_bands) stays
-// kUnroll rows for a column a thread too: the unit its shapes were measured
-// in. On an H200 (benchmarks/NOTES.md, session 64), against 4: fp32 3001x66
-// dim=0 4.21 -> 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28,
-// int16 2001x33 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2
-// 5.01 -> 5.07. 16 loads read fp32 3001x66 in 3.05 but bf16 2000x66 in 5.45.
-// The general-index kernels keep kUnroll: at 8, the ones through L2 spilled
-// 12-28 bytes, those of 8-byte types 96 (sm_90).
-constexpr int kColumnLoads = 8;
+// rows' loads in flight: 64 bytes of fp32, 8 elements of other types, where
+// vectors keep kUnroll of 16 bytes. A "round of loads" in the launch rules
+// below (load_rounds_of, kMinRowsPerThread, kMaxClusterRowsPerThread,
+// small_sum_bands) stays kUnroll rows for a column a thread too: the unit
+// its shapes were measured in. On an H200 (benchmarks/NOTES.md, sessions
+// 64-65), 8 against 4: fp32 3001x66 dim=0 4.21 -> 3.55 us, 1001x33 3.12 ->
+// 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33 4.04 -> 3.64 (all in
+// clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16 against 8: fp32
+// 3001x66 3.55-3.60 -> 3.05-3.09 (Inductor 3.28-3.29), the other fp32 sums
+// level; bf16 2000x66 3.28 -> 5.45 in clusters and fp16 4001x127 5.10 ->
+// 6.05 through L2, whose kernel spilled 12 bytes at 16 (int16, int32 and
+// int64 4, 1-byte types 20; fp32 none; sm_90). The general-index kernels keep
+// kUnroll: at 8, the ones through L2 spilled 12-28 bytes, those of 8-byte
+// types 96 (sm_90).
+template <typename InT>
+constexpr int kColumnLoads = std::is_same_v<InT, float> ? 16 : 8;
 // A thread's rows per split are at least this many: one round of loads (of
 // kUnroll rows, as every rule here counts them; see kColumnLoads). Small
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
@@ -463,18 +468,23 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
     // A column a thread loads only the rows it has: clamped as below, a
     // thread of 4 rows would load 7 (fp16 4001x127 dim=0 through L2: 5.01
     // us with 4 loads in flight, 5.54 with 8 clamped, 5.07 with 8 like this;
-    // H200, session 64). One add loop for both branches changed the SASS
-    // of 33 band kernels, vectors' too (sm_90): not measured, not taken.
+    // H200, session 64). A row it lacks adds zero (exact: a sum that starts
+    // at +0 is never -0), so that each row's test ends at its load. Tested
+    // again at the add, 15 rows' tests outlived the predicate registers of
+    // bf16's 16-load round, and 7 of its loads issued one at a time, each
+    // after the add before it (SASS, sm_90; 5.45 us for bf16 2000x66 dim=0
+    // against 3.28 at 8 loads; benchmarks/NOTES.md, session 65). One add
+    // loop for both branches changed the SASS of 33 band kernels, vectors'
+    // too (sm_90): not measured, not taken.
     static_assert(kColumns == 1 && !BandRows::kMayLeaveSpan);
     Fetched batch[kLoads - 1];
 #pragma unroll
     for (int u = 0; u < kLoads - 1; ++u) {
-      if (r + u * row_lanes < row_end) batch[u] = rows.fetch(row_offset(r + u * row_lanes));
+      batch[u] =
+          r + u * row_lanes < row_end ? rows.fetch(row_offset(r + u * row_lanes)) : Fetched{};
     }
 #pragma unroll
-    for (int u = 0; u < kLoads - 1; ++u) {
-      if (r + u * row_lanes < row_end) sums[0] += static_cast<AccT>(batch[u].values[0]);
-    }
+    for (int u = 0; u < kLoads - 1; ++u) sums[0] += static_cast<AccT>(batch[u].values[0]);
   } else {
     // A missing row loads the thread's last row again (one of its rows: the
     // same phase, OffBoundaryBandRows) and adds nothing.
@@ -500,13 +510,13 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
 // reduced dim (almost every model's layout), a multiply per row instead of
 // the general offset's chain of divisions; with kFlat (has_flat_index) only
 // that is compiled.
-template <bool kFlat, int kColumns, typename AccT, typename BandRows>
+template <bool kFlat, typename InT, int kColumns, typename AccT, typename BandRows>
 __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t first_row,
                                                  int64_t row_end, int row_lanes,
                                                  const StridedIndex& reduced,
                                                  AccT (&sums)[kColumns]) {
   if (kFlat || reduced.ndim == 1) {
-    constexpr int kLoads = kFlat && kColumns == 1 ? kColumnLoads : kUnroll;
+    constexpr int kLoads = kFlat && kColumns == 1 ? kColumnLoads<InT> : kUnroll;
     const int64_t row_stride = reduced.strides[0];
     sum_rows<kLoads>(
         rows, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
@@ -539,13 +549,13 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& pr
     const OffBoundaryBandRows<InT, kColumns> rows(
         problem.input, band_start, first_row * problem.reduced.strides[0], span_end,
         problem.inner_outputs - band_column, column_lanes);
-    sum_reduced_rows<kFlat>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+    sum_reduced_rows<kFlat, InT>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
     rows.place(sums);
   } else {
     const int lane_column = (int(threadIdx.x) & (column_lanes - 1)) * kColumns;
     if (band_column + lane_column < problem.inner_outputs) {
       const AlignedBandRows<InT, kColumns> rows{problem.input + band_start + lane_column};
-      sum_reduced_rows<kFlat>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+      sum_reduced_rows<kFlat, InT>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
     }
   }
 }
@@ -792,7 +802,7 @@ std::optional<SplitBands> few_bands_narrowed(const ColumnProblem<InT, OutT>& pro
 
 // A thread's rounds of loads of kUnroll rows in `splits` splits of `bands`:
 // the unit the launch rules count in (a flat column a thread loads
-// kColumnLoads rows a round).
+// kColumnLoads<InT> rows a round).
 int64_t load_rounds_of(const Bands& bands, int64_t splits, int64_t rows) {
   return ceil_div(ceil_div(rows, splits * int64_t(bands.row_lanes)), kUnroll);
 }
@@ -1077,8 +1087,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // where they are a multiple of its row lanes times one stride apart;
   // fetch_rows bounds a batch by its first and last rows; a general offset's
   // divisions beside the second vector spilled, sm_90), else a column a thread.
-  // Vectors where they fill at least half the share of a wave of their blocks
-  // that a column a thread fills of its own: narrow bands split into fewer
+  // Vectors where they fill at least two thirds of the share of a wave of
+  // their blocks that a column a thread fills of its own: narrow bands split into fewer
   // blocks (their finish reads a band's partials). Before launch_band_kernels
   // narrowed a long sum over a few bands, 204,800 rows of 63 fp32 columns
   // took 32.1 us in one band of vectors (128 blocks, a third of their wave),
@@ -1086,10 +1096,12 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // benchmarks/NOTES.md, session 58). The vectors' blocks are counted in the
   // bands that narrowing gives (few_bands_narrowed): those rows now take 2
   // bands of 198 splits of vectors (a wave), 17.7 us against 23.9-24.0 as a
-  // column a thread. It moves bf16 2000x1001 dim=0 to 8 bands of 31 splits
-  // of vectors too, 5.74-5.77 to 5.89-5.90, slower, behind Inductor either
-  // way (H200, session 63). The column a thread is still counted in its
-  // widest bands, not in small_sum_bands' clusters.
+  // column a thread. At half the share, bf16 2000x1001 dim=0 took 8 bands of
+  // 31 splits of vectors (5.89-5.93 us); at two thirds, 32 bands of 16
+  // splits of a column a thread (5.01-5.05; Inductor 4.56-4.57), and none of
+  // session 63's twenty off-boundary sums or its narrow ones moved (H200,
+  // benchmarks/NOTES.md, session 65). The column a thread is still counted
+  // in its widest bands, not in small_sum_bands' clusters.
   if (problem.reduced.ndim == 1) {
     const int64_t rows = problem.reduced.numel();
     const Bands widest_vectors = widest_bands<kColumns>(problem);
@@ -1103,7 +1115,7 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     const int64_t vector_blocks = std::min(vector_wave, vectors.bands.count * vectors.splits);
     const int64_t scalar_blocks =
         std::min(scalar_wave, scalars.count * band_splits(scalars, rows, scalar_wave));
-    if (2 * vector_blocks * scalar_wave >= scalar_blocks * vector_wave) {
+    if (3 * vector_blocks * scalar_wave >= 2 * scalar_blocks * vector_wave) {
       return launch_bands<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, finish, context);
     }
   }
