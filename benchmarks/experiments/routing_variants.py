@@ -66,7 +66,23 @@ NARROW_OFF_BOUNDARY_CASES = [
     ("2000x1001", (2000, 1001), torch.bfloat16, full, (0,)),
     ("2001x33", (2001, 33), torch.int16, full, (0,)),
 ]
+# Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
+# edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
+# 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
+# 2^26 as a control: many-waves-from-8x-switch.patch.
+FULL_SUM_CASES = [
+    (f"2^{exponent}", (2**exponent,), dtype, full, (0,))
+    for exponent, dtype in [
+        (28, torch.bfloat16),
+        (28, torch.float16),
+        (27, torch.float32),
+        (24, torch.float16),
+        (24, torch.bfloat16),
+        (26, torch.float32),
+    ]
+]
 CASE_SETS = {
+    "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
     "without_clusters": WITHOUT_CLUSTERS_CASES,
     "narrow_off_boundary": NARROW_OFF_BOUNDARY_CASES,

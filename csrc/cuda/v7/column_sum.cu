@@ -58,11 +58,11 @@ constexpr int kUnroll = 4;
 // 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33 4.04 -> 3.64 (all in
 // clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16 against 8: fp32
 // 3001x66 3.55-3.60 -> 3.05-3.09 (Inductor 3.28-3.29), the other fp32 sums
-// level; bf16 2000x66 3.28 -> 5.45 in clusters and fp16 4001x127 5.10 ->
-// 6.05 through L2, whose kernel spilled 12 bytes at 16 (int16, int32 and
-// int64 4, 1-byte types 20; fp32 none; sm_90). The general-index kernels keep
-// kUnroll: at 8, the ones through L2 spilled 12-28 bytes, those of 8-byte
-// types 96 (sm_90).
+// level; bf16 2000x66 3.28 -> 5.45 in clusters (sum_rows says why) and
+// fp16 4001x127 5.10 -> 6.05 through L2, whose kernel spilled 12 bytes at
+// 16 (int16, int32 and int64 4, 1-byte types 20; fp32 none; sm_90). The
+// general-index kernels keep kUnroll: at 8, the ones through L2 spilled
+// 12-28 bytes, those of 8-byte types 96 (sm_90).
 template <typename InT>
 constexpr int kColumnLoads = std::is_same_v<InT, float> ? 16 : 8;
 // A thread's rows per split are at least this many: one round of loads (of
@@ -468,23 +468,26 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
     // A column a thread loads only the rows it has: clamped as below, a
     // thread of 4 rows would load 7 (fp16 4001x127 dim=0 through L2: 5.01
     // us with 4 loads in flight, 5.54 with 8 clamped, 5.07 with 8 like this;
-    // H200, session 64). A row it lacks adds zero (exact: a sum that starts
-    // at +0 is never -0), so that each row's test ends at its load. Tested
-    // again at the add, 15 rows' tests outlived the predicate registers of
-    // bf16's 16-load round, and 7 of its loads issued one at a time, each
-    // after the add before it (SASS, sm_90; 5.45 us for bf16 2000x66 dim=0
-    // against 3.28 at 8 loads; benchmarks/NOTES.md, session 65). One add
-    // loop for both branches changed the SASS of 33 band kernels, vectors'
-    // too (sm_90): not measured, not taken.
+    // H200, session 64). At 16 loads of a 16-bit type each row's test, kept
+    // to its add, outlives the predicate registers, and 7 of the loads issue
+    // one at a time after the add before them (SASS, sm_90): hence 8 loads
+    // for them (kColumnLoads). A row that adds zero instead ends its test at
+    // its load: bf16 2000x66 dim=0 at 16 loads 2.84 us against 3.28 at 8,
+    // int16 2001x33 3.23-3.26 against 3.66, but fp32 1001x33 2.80 against
+    // 2.68, fp16 4001x127 at 8 loads 5.22 against 5.07 (H200,
+    // benchmarks/NOTES.md, session 65): not taken. One add loop for both
+    // branches changed the SASS of 33 band kernels, vectors' too (sm_90): not
+    // measured, not taken.
     static_assert(kColumns == 1 && !BandRows::kMayLeaveSpan);
     Fetched batch[kLoads - 1];
 #pragma unroll
     for (int u = 0; u < kLoads - 1; ++u) {
-      batch[u] =
-          r + u * row_lanes < row_end ? rows.fetch(row_offset(r + u * row_lanes)) : Fetched{};
+      if (r + u * row_lanes < row_end) batch[u] = rows.fetch(row_offset(r + u * row_lanes));
     }
 #pragma unroll
-    for (int u = 0; u < kLoads - 1; ++u) sums[0] += static_cast<AccT>(batch[u].values[0]);
+    for (int u = 0; u < kLoads - 1; ++u) {
+      if (r + u * row_lanes < row_end) sums[0] += static_cast<AccT>(batch[u].values[0]);
+    }
   } else {
     // A missing row loads the thread's last row again (one of its rows: the
     // same phase, OffBoundaryBandRows) and adds nothing.
