@@ -57,10 +57,11 @@ constexpr int kUnroll = 4;
 // 64-65), 8 against 4: fp32 3001x66 dim=0 4.21 -> 3.55 us, 1001x33 3.12 ->
 // 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33 4.04 -> 3.64 (all in
 // clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16 against 8: fp32
-// 3001x66 3.55-3.60 -> 3.05-3.09 (Inductor 3.28-3.29), the other fp32 sums
-// level; bf16 2000x66 3.28 -> 5.45 in clusters (sum_rows says why) and
-// fp16 4001x127 5.10 -> 6.05 through L2, whose kernel spilled 12 bytes at
-// 16 (int16, int32 and int64 4, 1-byte types 20; fp32 none; sm_90). The
+// 3001x66 3.55-3.60 -> 3.05 (Inductor 3.23-3.24), the other fp32 sums
+// within their spread between runs (20001x66 6.71-6.90); bf16 2000x66 3.28
+// -> 5.45 in clusters (sum_rows says why) and fp16 4001x127 5.10 -> 6.05
+// through L2, whose kernel spilled 12 bytes at 16 (int16, int32, int64 and
+// double 4, 1-byte types 20; fp32 none; sm_90). The
 // general-index kernels keep kUnroll: at 8, the ones through L2 spilled
 // 12-28 bytes, those of 8-byte types 96 (sm_90).
 template <typename InT>
@@ -466,12 +467,13 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
   // each (fp32 64x1024x64 dim=1 on an H100, 9.2 to 9.0 us).
   if constexpr (kLoads > kUnroll) {
     // A column a thread loads only the rows it has: clamped as below, a
-    // thread of 4 rows would load 7 (fp16 4001x127 dim=0 through L2: 5.01
-    // us with 4 loads in flight, 5.54 with 8 clamped, 5.07 with 8 like this;
-    // H200, session 64). At 16 loads of a 16-bit type each row's test, kept
-    // to its add, outlives the predicate registers, and 7 of the loads issue
-    // one at a time after the add before them (SASS, sm_90): hence 8 loads
-    // for them (kColumnLoads). A row that adds zero instead ends its test at
+    // thread of 4 rows would load kLoads - 1 (fp16 4001x127 dim=0 through L2:
+    // 5.01 us with 4 loads in flight, 5.54 with 8 clamped, 5.07 with 8 like
+    // this; H200, session 64). In bf16's cluster kernel at 16 loads each
+    // row's test, kept to its add, outlived the predicate registers, and 7 of
+    // the loads issued one at a time after the add before them (SASS, sm_90):
+    // hence 8 loads for types but fp32 (kColumnLoads). A row that adds zero
+    // instead ends its test at
     // its load: bf16 2000x66 dim=0 at 16 loads 2.84 us against 3.28 at 8,
     // int16 2001x33 3.23-3.26 against 3.66, but fp32 1001x33 2.80 against
     // 2.68, fp16 4001x127 at 8 loads 5.22 against 5.07 (H200,
@@ -1101,8 +1103,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // bands of 198 splits of vectors (a wave), 17.7 us against 23.9-24.0 as a
   // column a thread. At half the share, bf16 2000x1001 dim=0 took 8 bands of
   // 31 splits of vectors (5.89-5.93 us); at two thirds, 32 bands of 16
-  // splits of a column a thread (5.01-5.05; Inductor 4.56-4.57), and none of
-  // session 63's twenty off-boundary sums or its narrow ones moved (H200,
+  // splits of a column a thread (5.00-5.05; Inductor 4.54-4.57), and no other
+  // of session 63's twenty off-boundary sums or its narrow ones moved (H200,
   // benchmarks/NOTES.md, session 65). The column a thread is still counted
   // in its widest bands, not in small_sum_bands' clusters.
   if (problem.reduced.ndim == 1) {
