@@ -52,18 +52,17 @@ constexpr int kUnroll = 4;
 // rows' loads in flight: 64 bytes of fp32, 8 elements of other types, where
 // vectors keep kUnroll of 16 bytes. A "round of loads" in the launch rules
 // below (load_rounds_of, kMinRowsPerThread, kMaxClusterRowsPerThread,
-// small_sum_bands) stays kUnroll rows for a column a thread too: the unit
-// its shapes were measured in. On an H200 (benchmarks/NOTES.md, sessions
-// 64-65), 8 against 4: fp32 3001x66 dim=0 4.21 -> 3.55 us, 1001x33 3.12 ->
-// 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33 4.04 -> 3.64 (all in
-// clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16 against 8: fp32
-// 3001x66 3.55-3.60 -> 3.05 (Inductor 3.23-3.24), the other fp32 sums
-// within their spread between runs (20001x66 6.71-6.90); bf16 2000x66 3.28
-// -> 5.45 in clusters (sum_rows says why) and fp16 4001x127 5.10 -> 6.05
-// through L2, whose kernel spilled 12 bytes at 16 (int16, int32, int64 and
-// double 4, 1-byte types 20; fp32 none; sm_90). The
-// general-index kernels keep kUnroll: at 8, the ones through L2 spilled
-// 12-28 bytes, those of 8-byte types 96 (sm_90).
+// small_sum_bands) stays kUnroll rows for a column a thread too: the unit its
+// shapes were measured in. On an H200 (benchmarks/NOTES.md, sessions 64-65),
+// 8 against 4: fp32 3001x66 dim=0 4.21 -> 3.55 us, 1001x33 3.12 -> 2.66, bf16
+// 2000x66 4.05 -> 3.28, int16 2001x33 4.04 -> 3.64 (all in clusters); fp16
+// 4001x127 through L2 5.01 -> 5.07. 16 against 8: fp32 3001x66 3.55-3.60 ->
+// 3.05 (Inductor 3.23-3.24), the other fp32 sums within their spread between
+// runs (20001x66 6.71-6.90); bf16 2000x66 3.28 -> 5.45 in clusters (sum_rows
+// says why) and fp16 4001x127 5.10 -> 6.05 through L2, whose kernel spilled
+// 12 bytes at 16 (int16, int32, int64 and double 4, 1-byte types 20; fp32
+// none; sm_90). The general-index kernels keep kUnroll: at 8, the ones
+// through L2 spilled 12-28 bytes, those of 8-byte types 96 (sm_90).
 template <typename InT>
 constexpr int kColumnLoads = std::is_same_v<InT, float> ? 16 : 8;
 // A thread's rows per split are at least this many: one round of loads (of
@@ -473,13 +472,12 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
     // row's test, kept to its add, outlived the predicate registers, and 7 of
     // the loads issued one at a time after the add before them (SASS, sm_90):
     // hence 8 loads for types but fp32 (kColumnLoads). A row that adds zero
-    // instead ends its test at
-    // its load: bf16 2000x66 dim=0 at 16 loads 2.84 us against 3.28 at 8,
-    // int16 2001x33 3.23-3.26 against 3.66, but fp32 1001x33 2.80 against
-    // 2.68, fp16 4001x127 at 8 loads 5.22 against 5.07 (H200,
-    // benchmarks/NOTES.md, session 65): not taken. One add loop for both
-    // branches changed the SASS of 33 band kernels, vectors' too (sm_90): not
-    // measured, not taken.
+    // instead ends its test at its load: bf16 2000x66 dim=0 at 16 loads 2.84
+    // us against 3.28 at 8, int16 2001x33 3.23-3.26 against 3.66, but fp32
+    // 1001x33 2.80 against 2.68, fp16 4001x127 at 8 loads 5.22 against 5.07
+    // (H200, benchmarks/NOTES.md, session 65): not taken. One add loop for
+    // both branches changed the SASS of 33 band kernels, vectors' too
+    // (sm_90): not measured, not taken.
     static_assert(kColumns == 1 && !BandRows::kMayLeaveSpan);
     Fetched batch[kLoads - 1];
 #pragma unroll
@@ -1091,22 +1089,23 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // Off-boundary vectors over one reduced dim (a thread's rows share a phase
   // where they are a multiple of its row lanes times one stride apart;
   // fetch_rows bounds a batch by its first and last rows; a general offset's
-  // divisions beside the second vector spilled, sm_90), else a column a thread.
-  // Vectors where they fill at least two thirds of the share of a wave of
-  // their blocks that a column a thread fills of its own: narrow bands split into fewer
-  // blocks (their finish reads a band's partials). Before launch_band_kernels
-  // narrowed a long sum over a few bands, 204,800 rows of 63 fp32 columns
-  // took 32.1 us in one band of vectors (128 blocks, a third of their wave),
-  // 24.3 in two bands of a column a thread (512 blocks, all of theirs; H200,
-  // benchmarks/NOTES.md, session 58). The vectors' blocks are counted in the
-  // bands that narrowing gives (few_bands_narrowed): those rows now take 2
-  // bands of 198 splits of vectors (a wave), 17.7 us against 23.9-24.0 as a
-  // column a thread. At half the share, bf16 2000x1001 dim=0 took 8 bands of
-  // 31 splits of vectors (5.89-5.93 us); at two thirds, 32 bands of 16
-  // splits of a column a thread (5.00-5.05; Inductor 4.54-4.57), and no other
-  // of session 63's twenty off-boundary sums or its narrow ones moved (H200,
-  // benchmarks/NOTES.md, session 65). The column a thread is still counted
-  // in its widest bands, not in small_sum_bands' clusters.
+  // divisions beside the second vector spilled, sm_90), else a column a
+  // thread. Vectors where they fill at least two thirds of the share of a
+  // wave of their blocks that a column a thread fills of its own: narrow
+  // bands split into fewer blocks (their finish reads a band's partials).
+  // Before launch_band_kernels narrowed a long sum over a few bands, 204,800
+  // rows of 63 fp32 columns took 32.1 us in one band of vectors (128 blocks,
+  // a third of their wave), 24.3 in two bands of a column a thread (512
+  // blocks, all of theirs; H200, benchmarks/NOTES.md, session 58). The
+  // vectors' blocks are counted in the bands that narrowing gives
+  // (few_bands_narrowed): those rows now take 2 bands of 198 splits of
+  // vectors (a wave), 17.7 us against 23.9-24.0 as a column a thread. At half
+  // the share, bf16 2000x1001 dim=0 took 8 bands of 31 splits of vectors
+  // (5.89-5.93 us); at two thirds, 32 bands of 16 splits of a column a thread
+  // (5.00-5.05; Inductor 4.54-4.57), and no other of session 63's twenty
+  // off-boundary sums or its narrow ones moved (H200, benchmarks/NOTES.md,
+  // session 65). The column a thread is still counted in its widest bands,
+  // not in small_sum_bands' clusters.
   if (problem.reduced.ndim == 1) {
     const int64_t rows = problem.reduced.numel();
     const Bands widest_vectors = widest_bands<kColumns>(problem);
