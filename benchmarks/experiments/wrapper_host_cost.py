@@ -3,14 +3,16 @@ machine without the built extension: a stand-in reduce_opt library with the
 ops' schemas (Python kernels that return their input) takes the extension's
 place, and torch_reduce/_ops.py is loaded on its own, so what is timed is the
 Python wrapper and torch.ops' argument handling, apart from any kernel.
-Minimum over 5 repeats of 20,000 calls, in microseconds, three rounds.
+Minimum over 5 repeats of 20,000 calls, in microseconds, three rounds. An
+older wrapper times the same way from its file (session 65 timed 3731a4e's):
 
-    python benchmarks/experiments/wrapper_host_cost.py
+    python benchmarks/experiments/wrapper_host_cost.py [OPS_FILE]
 """
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 import timeit
 from pathlib import Path
 
@@ -37,7 +39,8 @@ def stand_in_library() -> torch.library.Library:
 
 def main() -> None:
     library = stand_in_library()  # noqa: F841  (the ops live as long as it does)
-    spec = importlib.util.spec_from_file_location("torch_reduce_ops", OPS_FILE)
+    ops_file = Path(sys.argv[1]) if len(sys.argv) > 1 else OPS_FILE
+    spec = importlib.util.spec_from_file_location("torch_reduce_ops", ops_file)
     ops = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ops)
     op = torch.ops.reduce_opt.sum_v7
