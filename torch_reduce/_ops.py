@@ -127,18 +127,15 @@ def sum(  # noqa: A001 - mirrors torch.sum
     ``version`` picks the kernel (see ``VERSIONS``); 7 is the production one and the
     only one that takes ``dim``, ``keepdim`` and ``dtype``; v0..v6 sum the whole tensor.
     """
-    # sum_v7 first, its arguments as the schema takes them: a keyword through
-    # torch.ops costs more host time than the rest of this wrapper
+    # sum_v7 first, dtype passed only when given: a keyword through torch.ops
+    # costs more host time than the rest of this wrapper
     # (benchmarks/experiments/wrapper_host_cost.py; benchmarks/NOTES.md,
     # session 65).
     if version == 7:
+        options = {} if dtype is None else {"dtype": dtype}
         if dim is None and not keepdim:
-            if dtype is None:
-                return torch.ops.reduce_opt.sum_v7(t)
-            return torch.ops.reduce_opt.sum_v7(t, dtype=dtype)
-        if dtype is None:
-            return torch.ops.reduce_opt.sum_v7.dim_IntList(t, dim, keepdim)
-        return torch.ops.reduce_opt.sum_v7.dim_IntList(t, dim, keepdim, dtype=dtype)
+            return torch.ops.reduce_opt.sum_v7(t, **options)
+        return torch.ops.reduce_opt.sum_v7.dim_IntList(t, dim, keepdim, **options)
     if not 0 <= version < len(VERSIONS):
         raise ValueError(f"version must be in 0..{len(VERSIONS) - 1}, got {version}")
     if dim is not None or keepdim or dtype is not None:
