@@ -603,21 +603,23 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
 
 
-# Sums of 33 columns, a column a thread with 16 (fp32) or 8 rows' loads in
-# flight, whose threads end with 0 to 15 or 0 to 7 rows for the last round, and
-# on sm_90 with 132 SMs the grid each takes: (rows, dtype, kernel, grid). fp32
-# bands are 8 lanes (32 row lanes), 16-bit ones 16 (16 row lanes), in clusters of
-# 8 splits: fp32 255 rows leave a thread 0-1 rows, 1001 3-4, 1600 6-7, 2049 8-9,
-# 2561 10-11, 3001 11-12, 3329 13-14, 3585 14-15; 16-bit 255 1-2, 777 6-7, 1001
-# 7-8. Through L2 in 2 bands of 32 lanes (8 row lanes): 4-5 rows a thread,
+# Sums of 33 columns, a column a thread with 16 rows' loads in flight (fp32, and
+# 16-bit types in clusters, whose missing rows add zeros) or 8, whose threads end
+# with 0 to 15 or 0 to 7 rows for the last round, and on sm_90 with 132 SMs the
+# grid each takes: (rows, dtype, kernel, grid). fp32 bands are 8 lanes (32 row
+# lanes), 16-bit ones 16 (16 row lanes), in clusters of 8 splits: fp32 255 rows
+# leave a thread 0-1 rows, 1001 3-4, 1600 6-7, 2049 8-9, 2561 10-11, 3001 11-12,
+# 3329 13-14, 3585 14-15; 16-bit 255 1-2, 777 6-7, 1001 7-8, 1537 12-13, 1921
+# 15-16. Through L2 in 2 bands of 32 lanes (8 row lanes): 4-5 rows a thread,
 # 48-49 at 100,001.
 COLUMN_A_THREAD_SUMS = [
     (rows, torch.float32, "column_cluster_kernel", [5, 8])
     for rows in (255, 1001, 1600, 2049, 2561, 3001, 3329, 3585)
 ] + [(4099, torch.float32, "column_sum_kernel", [2, 128])]
-for sixteen_bit in (torch.bfloat16, torch.int16):
+for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
     COLUMN_A_THREAD_SUMS += [
-        (rows, sixteen_bit, "column_cluster_kernel", [3, 8]) for rows in (255, 777, 1001)
+        (rows, sixteen_bit, "column_cluster_kernel", [3, 8])
+        for rows in (255, 777, 1001, 1537, 1921)
     ] + [
         (2049, sixteen_bit, "column_sum_kernel", [2, 64]),
         (4099, sixteen_bit, "column_sum_kernel", [2, 128]),

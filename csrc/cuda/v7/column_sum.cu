@@ -48,25 +48,34 @@ constexpr int kRegisters = 64;
 // 61); 3 blocks an SM still keep 48 KB a multiprocessor in flight.
 constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
-// A column a thread (one element a row) in the flat kernels keeps this many
-// rows' loads in flight: 64 bytes of fp32, 8 elements of other types, where
-// vectors keep kUnroll of 16 bytes. A "round of loads" in the launch rules
-// below (load_rounds_of, kMinRowsPerThread, kMaxClusterRowsPerThread,
-// small_sum_bands) stays kUnroll rows for a column a thread too: the unit its
-// shapes were measured in. On an H200 (benchmarks/NOTES.md, sessions 64-65),
-// 8 against 4: fp32 3001x66 dim=0 4.21 -> 3.55 us, 1001x33 3.12 -> 2.66, bf16
-// 2000x66 4.05 -> 3.28, int16 2001x33 4.04 -> 3.64 (all in clusters); fp16
-// 4001x127 through L2 5.01 -> 5.07. 16 against 8: fp32 3001x66 3.55-3.60 ->
-// 3.05 (Inductor 3.23-3.24), the other fp32 sums within their spread between
-// runs (20001x66 6.71-6.90); bf16 2000x66 3.28 -> 5.45 in clusters (sum_rows
-// says why) and fp16 4001x127 5.10 -> 6.05 through L2, whose kernel spilled
-// 12 bytes at 16 (int16, int32, int64 and double 4, 1-byte types 20; fp32
-// none; sm_90). The general-index kernels keep kUnroll: at 8, the ones
-// through L2 spilled 12-28 bytes, those of 8-byte types 96 (sm_90).
-template <typename InT>
-constexpr int kColumnLoads = std::is_same_v<InT, float> ? 16 : 8;
+// How a column a thread (one element a row) in the flat kernels reads its
+// rows: kLoads rows' loads in flight, where vectors keep kUnroll of 16 bytes,
+// and whether a row its last round lacks adds a zero (kZeroFill) or skips its
+// add (sum_rows says what each costs). 16 loads for fp32, and for 2-byte
+// types in the cluster kernel, there with zeros; 8 for the rest. A "round of
+// loads" in the launch rules below (load_rounds_of, kMinRowsPerThread,
+// kMaxClusterRowsPerThread, small_sum_bands) stays kUnroll rows for a column
+// a thread too: the unit its shapes were measured in. On an H200
+// (benchmarks/NOTES.md, sessions 64-65), 8 against 4: fp32 3001x66 dim=0 4.21
+// -> 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33
+// 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16
+// against 8: fp32 3001x66 3.55-3.60 -> 3.05 (Inductor 3.23-3.24), the other
+// fp32 sums within their spread between runs (20001x66 6.71-6.90); in
+// clusters with zeros, bf16 2000x66 3.30 -> 2.85 (Inductor 3.05), int16
+// 2001x33 3.66-3.68 -> 3.23-3.26 (Inductor 3.22-3.24; fp16 in clusters not
+// timed). Not taken: 16 loads through L2 for 2-byte types (fp16 4001x127 5.07
+// -> 5.80-5.86, though bf16 2000x1001 5.01 -> 4.86-4.88), where, with every
+// type at 16 loads skipping adds, every type's kernel but fp32's spilled 4-20
+// bytes (sm_90); zeros for fp32 (1001x33 2.68 -> 2.80) and at 8 loads (fp16
+// 4001x127 5.07 -> 5.22). The general-index kernels keep kUnroll: at 8, the
+// ones through L2 spilled 12-28 bytes, those of 8-byte types 96 (sm_90).
+template <typename InT, bool kInCluster>
+struct ColumnAThreadReads {
+  static constexpr bool kZeroFill = kInCluster && sizeof(InT) == 2;
+  static constexpr int kLoads = std::is_same_v<InT, float> || kZeroFill ? 16 : 8;
+};
 // A thread's rows per split are at least this many: one round of loads (of
-// kUnroll rows, as every rule here counts them; see kColumnLoads). Small
+// kUnroll rows, as every rule here counts them; see ColumnAThreadReads). Small
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
 // a second round of loads is one more of them.
 constexpr int64_t kMinRowsPerThread = kUnroll;
@@ -445,10 +454,12 @@ __device__ __forceinline__ void fetch_rows(const BandRows& rows, int64_t r, int6
 // sums[c] += the row_lanes-th rows from first_row up to row_end, as `rows`
 // reads them (AlignedBandRows, OffBoundaryBandRows), kLoads rows' loads in
 // flight; row_offset(r) is row r's element offset.
-template <int kLoads, int kColumns, typename AccT, typename BandRows, typename RowOffset>
+template <int kLoads, bool kZeroFill = false, int kColumns, typename AccT, typename BandRows,
+          typename RowOffset>
 __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row, int64_t row_end,
                                          int row_lanes, const RowOffset& row_offset,
                                          AccT (&sums)[kColumns]) {
+  static_assert(!kZeroFill || kLoads > kUnroll, "zeros only in a column a thread's round");
   using Fetched = decltype(rows.fetch(0));
   int64_t r = first_row;
   for (; r + (kLoads - 1) * row_lanes < row_end; r += kLoads * row_lanes) {
@@ -468,25 +479,35 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
     // A column a thread loads only the rows it has: clamped as below, a
     // thread of 4 rows would load kLoads - 1 (fp16 4001x127 dim=0 through L2:
     // 5.01 us with 4 loads in flight, 5.54 with 8 clamped, 5.07 with 8 like
-    // this; H200, session 64). In bf16's cluster kernel at 16 loads each
-    // row's test, kept to its add, outlived the predicate registers, and 7 of
-    // the loads issued one at a time after the add before them (SASS, sm_90):
-    // hence 8 loads for types but fp32 (kColumnLoads). A row that adds zero
-    // instead ends its test at its load: bf16 2000x66 dim=0 at 16 loads 2.84
-    // us against 3.28 at 8, int16 2001x33 3.23-3.26 against 3.66, but fp32
-    // 1001x33 2.80 against 2.68, fp16 4001x127 at 8 loads 5.22 against 5.07
-    // (H200, benchmarks/NOTES.md, session 65): not taken. One add loop for
-    // both branches changed the SASS of 33 band kernels, vectors' too
-    // (sm_90): not measured, not taken.
+    // this; H200, session 64). A row it lacks either adds zero (kZeroFill;
+    // exact: a sum from +0 never becomes -0), its test ending at its load, or
+    // skips its add, tested again there. In bf16's cluster kernel at 16 loads
+    // the second way kept 15 tests alive across both loops, past the
+    // predicate registers: 7 of the loads issued one at a time, each after
+    // the add before it (SASS, sm_90; bf16 2000x66 dim=0 5.45 us against 2.85
+    // with zeros; H200, benchmarks/NOTES.md, session 65). fp32's 16 loads all
+    // issue first either way, and its sums were faster skipping adds
+    // (ColumnAThreadReads). One add loop for both branches changed the SASS
+    // of 33 band kernels, vectors' too (sm_90): not measured, not taken.
     static_assert(kColumns == 1 && !BandRows::kMayLeaveSpan);
     Fetched batch[kLoads - 1];
+    if constexpr (kZeroFill) {
 #pragma unroll
-    for (int u = 0; u < kLoads - 1; ++u) {
-      if (r + u * row_lanes < row_end) batch[u] = rows.fetch(row_offset(r + u * row_lanes));
-    }
+      for (int u = 0; u < kLoads - 1; ++u) {
+        batch[u] =
+            r + u * row_lanes < row_end ? rows.fetch(row_offset(r + u * row_lanes)) : Fetched{};
+      }
 #pragma unroll
-    for (int u = 0; u < kLoads - 1; ++u) {
-      if (r + u * row_lanes < row_end) sums[0] += static_cast<AccT>(batch[u].values[0]);
+      for (int u = 0; u < kLoads - 1; ++u) sums[0] += static_cast<AccT>(batch[u].values[0]);
+    } else {
+#pragma unroll
+      for (int u = 0; u < kLoads - 1; ++u) {
+        if (r + u * row_lanes < row_end) batch[u] = rows.fetch(row_offset(r + u * row_lanes));
+      }
+#pragma unroll
+      for (int u = 0; u < kLoads - 1; ++u) {
+        if (r + u * row_lanes < row_end) sums[0] += static_cast<AccT>(batch[u].values[0]);
+      }
     }
   } else {
     // A missing row loads the thread's last row again (one of its rows: the
@@ -512,16 +533,18 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
 // sum_rows over the rows of `reduced` from first_row: with one coalesced
 // reduced dim (almost every model's layout), a multiply per row instead of
 // the general offset's chain of divisions; with kFlat (has_flat_index) only
-// that is compiled.
-template <bool kFlat, typename InT, int kColumns, typename AccT, typename BandRows>
+// that is compiled. kInCluster: for column_cluster_kernel (ColumnAThreadReads).
+template <bool kFlat, bool kInCluster, typename InT, int kColumns, typename AccT, typename BandRows>
 __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t first_row,
                                                  int64_t row_end, int row_lanes,
                                                  const StridedIndex& reduced,
                                                  AccT (&sums)[kColumns]) {
   if (kFlat || reduced.ndim == 1) {
-    constexpr int kLoads = kFlat && kColumns == 1 ? kColumnLoads<InT> : kUnroll;
+    using ColumnAThread = ColumnAThreadReads<InT, kInCluster>;
+    constexpr bool kColumnAThread = kFlat && kColumns == 1;
     const int64_t row_stride = reduced.strides[0];
-    sum_rows<kLoads>(
+    sum_rows<kColumnAThread ? ColumnAThread::kLoads : kUnroll,
+             kColumnAThread && ColumnAThread::kZeroFill>(
         rows, first_row, row_end, row_lanes, [row_stride](int64_t r) { return r * row_stride; },
         sums);
   } else if constexpr (!kFlat && !BandRows::kMayLeaveSpan) {  // off-boundary: one reduced dim
@@ -537,7 +560,8 @@ __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t f
 // thread has columns; off-boundary ones in every lane the band reaches, and
 // every lane moves its sums into place (OffBoundaryBandRows::place, a
 // shuffle across the band).
-template <bool kOffBoundary, bool kFlat, int kColumns, typename InT, typename OutT, typename AccT>
+template <bool kOffBoundary, bool kFlat, bool kInCluster, int kColumns, typename InT, typename OutT,
+          typename AccT>
 __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& problem,
                                               int64_t span_end, int64_t outer, int64_t band_column,
                                               int column_lanes, int64_t first_row, int64_t row_end,
@@ -552,13 +576,15 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& pr
     const OffBoundaryBandRows<InT, kColumns> rows(
         problem.input, band_start, first_row * problem.reduced.strides[0], span_end,
         problem.inner_outputs - band_column, column_lanes);
-    sum_reduced_rows<kFlat, InT>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+    sum_reduced_rows<kFlat, kInCluster, InT>(rows, first_row, row_end, row_lanes, problem.reduced,
+                                             sums);
     rows.place(sums);
   } else {
     const int lane_column = (int(threadIdx.x) & (column_lanes - 1)) * kColumns;
     if (band_column + lane_column < problem.inner_outputs) {
       const AlignedBandRows<InT, kColumns> rows{problem.input + band_start + lane_column};
-      sum_reduced_rows<kFlat, InT>(rows, first_row, row_end, row_lanes, problem.reduced, sums);
+      sum_reduced_rows<kFlat, kInCluster, InT>(rows, first_row, row_end, row_lanes, problem.reduced,
+                                               sums);
     }
   }
 }
@@ -606,8 +632,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
     AccT sums[kColumns];
 #pragma unroll
     for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
-    sum_band_rows<kOffBoundary, kFlat>(problem, span_end, outer, band_column, column_lanes,
-                                       first_row + row_lane, row_end, row_lanes, sums);
+    sum_band_rows<kOffBoundary, kFlat, /*kInCluster=*/false>(problem, span_end, outer, band_column,
+                                                             column_lanes, first_row + row_lane,
+                                                             row_end, row_lanes, sums);
     // Row lane 0 ends with the block's sums.
     sum_across_lanes(sums, lane_sums, column_lanes);
     if (row_lane == 0 && has_column) {
@@ -667,9 +694,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
   AccT sums[kColumns];
 #pragma unroll
   for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
-  sum_band_rows<kOffBoundary, kFlat>(problem, span_end, outer, band_column, column_lanes,
-                                     row_splits.first(blockIdx.y) + row_lane,
-                                     row_splits.first(blockIdx.y + 1), row_lanes, sums);
+  sum_band_rows<kOffBoundary, kFlat, /*kInCluster=*/true>(
+      problem, span_end, outer, band_column, column_lanes, row_splits.first(blockIdx.y) + row_lane,
+      row_splits.first(blockIdx.y + 1), row_lanes, sums);
   sum_across_lanes(sums, lane_sums, column_lanes);  // row lane 0 ends with them
   gather.wait_until_open();
   if (row_lane != 0) return;
@@ -805,7 +832,7 @@ std::optional<SplitBands> few_bands_narrowed(const ColumnProblem<InT, OutT>& pro
 
 // A thread's rounds of loads of kUnroll rows in `splits` splits of `bands`:
 // the unit the launch rules count in (a flat column a thread loads
-// kColumnLoads<InT> rows a round).
+// ColumnAThreadReads::kLoads rows a round).
 int64_t load_rounds_of(const Bands& bands, int64_t splits, int64_t rows) {
   return ceil_div(ceil_div(rows, splits * int64_t(bands.row_lanes)), kUnroll);
 }
