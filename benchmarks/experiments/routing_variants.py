@@ -66,6 +66,19 @@ NARROW_OFF_BOUNDARY_CASES = [
     ("2000x1001", (2000, 1001), torch.bfloat16, full, (0,)),
     ("2001x33", (2001, 33), torch.int16, full, (0,)),
 ]
+# Column sums that a column a thread reads through L2 (its rows too many for
+# small_sum_bands' rounds as kUnroll rows) but in clusters where those rounds
+# are counted in its loads in flight: column-finish-small-bands-switch.patch.
+COLUMN_A_THREAD_CASES = [
+    ("4001x127", (4001, 127), torch.float16, full, (0,)),
+    ("8001x127", (8001, 127), torch.float16, full, (0,)),
+    ("4001x255", (4001, 255), torch.bfloat16, full, (0,)),
+    ("64x1001x127", (64, 1001, 127), torch.float16, full, (1,)),
+    ("8001x33", (8001, 33), torch.int16, full, (0,)),
+    ("6001x33", (6001, 33), torch.float32, full, (0,)),
+    ("12001x67", (12001, 67), torch.float32, full, (0,)),
+    ("3001x67", (3001, 67), torch.int32, full, (0,)),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -86,6 +99,7 @@ CASE_SETS = {
     "off_boundary": CASES,
     "without_clusters": WITHOUT_CLUSTERS_CASES,
     "narrow_off_boundary": NARROW_OFF_BOUNDARY_CASES,
+    "column_a_thread": COLUMN_A_THREAD_CASES,
 }
 
 
