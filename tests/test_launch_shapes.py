@@ -564,13 +564,16 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 # narrowest bands (rows read in spans of 32 bytes or more) whose blocks fill at most
 # one an SM, where a thread has at most 2 rounds; else at most two an SM and 4
 # rounds; else the shapes as before. Rows off the vector boundaries that take a
-# column a thread too. (rows, columns, dtype, grid of the cluster kernel, or None
-# for splits through L2).
+# column a thread too, its bands down to spans of 16 bytes and its rounds the rows
+# its cluster kernel loads at once (16 for fp32 and 16-bit types). (rows, columns,
+# dtype, grid of the cluster kernel, or None for splits through L2).
 SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
     (3001, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 11-12 rows
-    (2001, 33, torch.int16, [3, 8]),  # a column a thread: 16 lanes, 24 blocks, 15-16 rows
+    (2001, 33, torch.int16, [5, 8]),  # a column a thread: 8 lanes, 40 blocks, 7-8 rows
+    (4001, 127, torch.float16, [16, 8]),  # a column a thread: 8 lanes, 128 blocks, 15-16 rows
+    (6001, 33, torch.float32, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 11-12 rows
     (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
@@ -606,25 +609,22 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # Sums of 33 columns, a column a thread with 16 rows' loads in flight (fp32, and
 # 16-bit types in clusters, whose missing rows add zeros) or 8, whose threads end
 # with 0 to 15 or 0 to 7 rows for the last round, and on sm_90 with 132 SMs the
-# grid each takes: (rows, dtype, kernel, grid). fp32 bands are 8 lanes (32 row
-# lanes), 16-bit ones 16 (16 row lanes), in clusters of 8 splits: fp32 255 rows
-# leave a thread 0-1 rows, 1001 3-4, 1600 6-7, 2049 8-9, 2561 10-11, 3001 11-12,
-# 3329 13-14, 3585 14-15; 16-bit 255 1-2, 777 6-7, 1001 7-8, 1537 12-13, 1921
-# 15-16. Through L2 in 2 bands of 32 lanes (8 row lanes): 4-5 rows a thread,
-# 48-49 at 100,001.
+# grid each takes: (rows, dtype, kernel, grid). In clusters of 8 splits, fp32 bands
+# are 4 lanes (64 row lanes), 16-bit ones 8 (32 row lanes): fp32 511 rows leave a
+# thread 0-1 rows, 2001 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657
+# 13-14, 7169 14-15, 8193 16-17 (two rounds); 16-bit 255 0-1, 777 3-4, 1555 6-7,
+# 2001 7-8, 3073 12-13, 3841 15-16, 4099 16-17. Through L2 in 2 bands of 32 lanes
+# (8 row lanes) of 256 splits: fp32 40,001 19-20 rows a thread, 100,001 48-49;
+# 16-bit 20,001 9-10, 27,649 13-14, 100,001 48-49.
 COLUMN_A_THREAD_SUMS = [
-    (rows, torch.float32, "column_cluster_kernel", [5, 8])
-    for rows in (255, 1001, 1600, 2049, 2561, 3001, 3329, 3585)
-] + [(4099, torch.float32, "column_sum_kernel", [2, 128])]
+    (rows, torch.float32, "column_cluster_kernel", [9, 8])
+    for rows in (511, 2001, 3199, 4097, 5121, 6001, 6657, 7169, 8193)
+] + [(rows, torch.float32, "column_sum_kernel", [2, 256]) for rows in (40001, 100001)]
 for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
     COLUMN_A_THREAD_SUMS += [
-        (rows, sixteen_bit, "column_cluster_kernel", [3, 8])
-        for rows in (255, 777, 1001, 1537, 1921)
-    ] + [
-        (2049, sixteen_bit, "column_sum_kernel", [2, 64]),
-        (4099, sixteen_bit, "column_sum_kernel", [2, 128]),
-        (100001, sixteen_bit, "column_sum_kernel", [2, 256]),
-    ]
+        (rows, sixteen_bit, "column_cluster_kernel", [5, 8])
+        for rows in (255, 777, 1555, 2001, 3073, 3841, 4099)
+    ] + [(rows, sixteen_bit, "column_sum_kernel", [2, 256]) for rows in (20001, 27649, 100001)]
 
 
 @requires_cuda
@@ -650,14 +650,15 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
 def test_odd_columns_take_a_column_a_thread_where_vectors_fill_less_of_a_wave(tmp_path, seed):
     """bf16 2000x1001 dim=0: off-boundary vectors would take 8 bands of 31 splits,
     under two thirds of the share of their wave that a column a thread fills in its
-    32 bands of 16 splits, so a column a thread reads it, through L2 (column_sum.cu's
-    launch_column_sum; the grid on sm_90 with 132 SMs)."""
+    32 bands of 16 splits, so a column a thread reads it (column_sum.cu's
+    launch_column_sum), in clusters of 8 splits of those bands, two rounds of 16 rows
+    a thread (small_sum_bands; the grid on sm_90 with 132 SMs)."""
     x = random_shaped((2000, 1001), torch.bfloat16, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
-        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
+        assert len(kernels) == 1 and "column_cluster_kernel" in kernels[0][0], kernels
         assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
-        assert kernels[0][1][:2] == [32, 16], kernels
+        assert kernels[0][1][:2] == [32, 8], kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 

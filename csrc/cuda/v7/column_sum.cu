@@ -54,8 +54,9 @@ constexpr int kUnroll = 4;
 // add (sum_rows says what each costs). 16 loads for fp32, and for 2-byte
 // types in the cluster kernel, there with zeros; 8 for the rest. A "round of
 // loads" in the launch rules below (load_rounds_of, kMinRowsPerThread,
-// kMaxClusterRowsPerThread, small_sum_bands) stays kUnroll rows for a column
-// a thread too: the unit its shapes were measured in. On an H200
+// kMaxClusterRowsPerThread) stays kUnroll rows for a column a thread too: the
+// unit its shapes were measured in; small_sum_bands alone counts a flat
+// column a thread's rounds in kLoads rows (see there). On an H200
 // (benchmarks/NOTES.md, sessions 64-65), 8 against 4: fp32 3001x66 dim=0 4.21
 // -> 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33
 // 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16
@@ -740,7 +741,8 @@ __global__ void __launch_bounds__(kBlock)
 // kSpanBytes or more: the narrowest band into which launch_band_kernels
 // narrows a long column sum to finish in clusters or in fewer round trips
 // through L2 (256 bytes), a long sum over a few bands for more splits (128
-// bytes), and a small sum (small_sum_bands: 32 bytes, a sector).
+// bytes), and a small sum (small_sum_bands: 32 bytes, a sector; 16 for a
+// flat column a thread).
 template <typename InT, int kColumns, int kSpanBytes>
 constexpr int kSpanLanesLog2 = [] {
   int lanes_log2 = 0;
@@ -872,7 +874,21 @@ struct BandLatencies {
 // in the 256 of one that the older cluster narrowing below gives). Sums that
 // narrowing already reads in one round of a cluster (fp32 1000x64) are taken
 // too: as int32 1024x1024, not timed on their own.
-template <int kColumns, typename InT, typename OutT>
+//
+// Those rounds are kUnroll rows of vectors. A flat column a thread's round
+// is the rows its cluster kernel loads at once (ColumnAThreadReads: 16 for
+// fp32 and 2-byte types, 8 else), and its bands narrow down to 16-byte row
+// spans (one row's elements of a warp split over more bands, each with more
+// row lanes): counted in kUnroll rows of 32-byte spans, such sums went
+// through L2, or in clusters of wider bands. On an H200 (routing_variants.py,
+// benchmarks/NOTES.md, session 66), dim=0: fp16 4001x127 5.07 us -> 3.84
+// (Inductor 3.39), 8001x127 5.41 -> 4.61 (3.85), bf16 4001x255 4.86 -> 4.37
+// (3.82), 2000x1001 5.00 -> 4.61 (4.55), int16 8001x33 6.65 -> 4.02 (3.16),
+// 2001x33 3.22 -> 2.99 (3.23), fp32 6001x33 5.84 -> 3.21 (3.17); in kLoads
+// rows alone, 32-byte spans, 4.03, 5.11, 4.38, 4.61, 4.94, 3.22, 3.67. bf16
+// 2000x66 2.83 -> 2.89 and fp32 1001x33 2.68 -> 2.70 (Inductor 3.06, 2.88),
+// the other column sums of routing_variants.py's cases within 0.1 us.
+template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
                                      int sm_count) {
@@ -880,13 +896,19 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
   if (splits <= kSplits && load_rounds_of(widest, splits, rows) <= 1) {
     return std::nullopt;  // one round already, in a cluster or a block
   }
+  constexpr bool kColumnAThread = kFlat && kColumns == 1;
+  // load_rounds_of's rounds in one of this kernel's rounds.
+  constexpr int64_t kRoundsARound =
+      kColumnAThread ? ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll : 1;
+  constexpr int kMinLanesLog2 = kSpanLanesLog2<InT, kColumns, (kColumnAThread ? 16 : 32)>;
   struct Limit {
     int64_t blocks;
     int64_t rounds;
   };
-  for (const Limit limit : {Limit{sm_count, 2}, Limit{2 * int64_t(sm_count), 4}}) {
-    for (int lanes_log2 = kSpanLanesLog2<InT, kColumns, 32>;
-         lanes_log2 <= widest.shape.column_lanes_log2; ++lanes_log2) {
+  for (const Limit limit :
+       {Limit{sm_count, 2 * kRoundsARound}, Limit{2 * int64_t(sm_count), 4 * kRoundsARound}}) {
+    for (int lanes_log2 = kMinLanesLog2; lanes_log2 <= widest.shape.column_lanes_log2;
+         ++lanes_log2) {
       const Bands bands = bands_of<kColumns>(problem, lanes_log2);
       if (bands.count * kSplits > limit.blocks || !clusters.holds(kSplits, bands.count)) continue;
       // The narrowest bands within the blocks have the fewest rounds.
@@ -930,10 +952,13 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // benchmarks/NOTES.md, session 63): fp32 3001x66 dim=0, 3 bands of 93
   // splits through L2 to 9 of 8 in clusters (3 rounds), 4.64-4.65 us to
   // 4.20-4.21; int16 2001x33, 2 bands of 62 splits to 3 of 8 (4 rounds),
-  // 3.93-3.98 to 4.07, slower. Both stay behind Inductor's two launches.
+  // 3.93-3.98 to 4.07, slower; both then behind Inductor's two launches,
+  // both ahead since small_sum_bands counts a flat column a thread's rounds
+  // in its own loads (3.05 and 2.99 us against 3.23; session 66).
   std::optional<Bands> small;
   if constexpr (!kOffBoundary) {
-    small = small_sum_bands<kColumns>(problem, bands, rows, splits, clusters, context.sm_count);
+    small =
+        small_sum_bands<kColumns, kFlat>(problem, bands, rows, splits, clusters, context.sm_count);
   }
   if (small) {
     bands = *small;
