@@ -79,6 +79,20 @@ COLUMN_A_THREAD_CASES = [
     ("12001x67", (12001, 67), torch.float32, full, (0,)),
     ("3001x67", (3001, 67), torch.int32, full, (0,)),
 ]
+# Column sums that a flat column a thread would read in small_sum_bands' clusters
+# but that off-boundary vectors read now: column-a-thread-clusters-switch.patch.
+SMALL_CLUSTER_CASES = [
+    ("20001x66", (20001, 66), torch.float32, full, (0,)),
+    ("12001x67", (12001, 67), torch.float32, full, (0,)),
+    ("2048x1001", (2048, 1001), torch.float32, full, (0,)),
+    ("1024x1001", (1024, 1001), torch.float32, full, (0,)),
+    ("3001x1001", (3001, 1001), torch.float32, full, (0,)),
+    ("4096x255", (4096, 255), torch.float32, full, (0,)),
+    ("8192x127", (8192, 127), torch.float32, full, (0,)),
+    ("16384x63", (16384, 63), torch.float32, full, (0,)),
+    ("8192x127", (8192, 127), torch.float16, full, (0,)),
+    ("2048x1001", (2048, 1001), torch.bfloat16, full, (0,)),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -100,6 +114,7 @@ CASE_SETS = {
     "without_clusters": WITHOUT_CLUSTERS_CASES,
     "narrow_off_boundary": NARROW_OFF_BOUNDARY_CASES,
     "column_a_thread": COLUMN_A_THREAD_CASES,
+    "small_clusters": SMALL_CLUSTER_CASES,
 }
 
 
