@@ -574,6 +574,10 @@ SMALL_COLUMN_SUMS = [
     (2001, 33, torch.int16, [5, 8]),  # a column a thread: 8 lanes, 40 blocks, 7-8 rows
     (4001, 127, torch.float16, [16, 8]),  # a column a thread: 8 lanes, 128 blocks, 15-16 rows
     (6001, 33, torch.float32, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 11-12 rows
+    # rows off the boundaries that a column a thread reads in these clusters before
+    # off-boundary vectors: 4 lanes, 136 blocks, 39-40 rows; 32 lanes, 256 blocks, 32
+    (20001, 66, torch.float32, [17, 8]),
+    (2048, 1001, torch.float32, [32, 8]),
     (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
@@ -1040,7 +1044,7 @@ def column_kernel_arguments(name):
 @pytest.mark.parametrize(
     ("shape", "dtype", "view", "dims", "columns", "off_boundary"),
     [
-        ((2048, 1001), torch.float32, lambda x: x, [0], 4, True),
+        ((8192, 1001), torch.float32, lambda x: x, [0], 4, True),
         ((2048, 4096), torch.bfloat16, lambda x: x[:, 1:], [0], 8, True),
         ((2048, 4096), torch.float32, lambda x: x, [0], 4, False),
         ((8, 64, 129), torch.float32, lambda x: x[:, :60], [0, 1], 1, False),
@@ -1052,10 +1056,11 @@ def test_off_boundary_column_sums_read_vectors(
 ):
     """Column sums whose rows start off the vector boundaries read 16-byte vectors
     from each row's boundary (column_sum.cu's band kernels with kOffBoundary)
-    where one reduced dim holds the rows and the vectors fill enough of a wave of blocks
-    (these 2,048-row columns do); where they would not (8 x 64 rows of 60 columns,
-    dims that coalesce into one), a column a thread. Aligned rows keep the plain
-    vector kernels."""
+    where one reduced dim holds the rows, the vectors fill enough of a wave of blocks
+    and a column a thread would not take small_sum_bands' clusters (these 8,192 and
+    2,048 rows: 2,048 rows of 1,001 fp32 columns would); where they would not (8 x 64
+    rows of 60 columns, dims that coalesce into one), a column a thread. Aligned rows
+    keep the plain vector kernels."""
     x = view(random_shaped(shape, dtype, "cuda"))
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     assert len(launched) == 1 and "column_" in launched[0][0], launched
@@ -1069,7 +1074,7 @@ def test_off_boundary_column_sums_read_vectors(
     [
         ((3001, 64), torch.float32, lambda x: x, [0], False, True),
         ((64, 300, 64), torch.int16, lambda x: x, [1], False, True),
-        ((2048, 1001), torch.float32, lambda x: x, [0], True, True),
+        ((8192, 1001), torch.float32, lambda x: x, [0], True, True),
         ((6, 8, 20, 64), torch.float32, lambda x: x[::2, ::3], [2], False, False),
         ((64, 10, 64), torch.bfloat16, lambda x: x[::2, ::3], [0, 1], False, False),
         ((4, 3, 2048, 1001), torch.float32, lambda x: x[::2], [2], True, False),
