@@ -652,12 +652,11 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
 
 
 @requires_cuda
-def test_odd_columns_take_a_column_a_thread_where_vectors_fill_less_of_a_wave(tmp_path, seed):
-    """bf16 2000x1001 dim=0: off-boundary vectors would take 8 bands of 31 splits,
-    under two thirds of the share of their wave that a column a thread fills in its
-    32 bands of 16 splits, so a column a thread reads it (column_sum.cu's
-    launch_column_sum), in clusters of 8 splits of those bands, two rounds of 16 rows
-    a thread (small_sum_bands; the grid on sm_90 with 132 SMs)."""
+def test_odd_columns_take_a_column_a_thread_in_small_clusters(tmp_path, seed):
+    """bf16 2000x1001 dim=0: a column a thread reads it in small_sum_bands' clusters
+    of 8 splits of 32 bands, two rounds of 16 rows a thread, which
+    launch_column_sum prefers to off-boundary vectors (8 bands of 31 splits through
+    L2; column_sum.cu; the grid on sm_90 with 132 SMs)."""
     x = random_shaped((2000, 1001), torch.bfloat16, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):

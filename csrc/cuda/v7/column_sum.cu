@@ -10,13 +10,13 @@
 // thread-block cluster finishes in the cluster instead (column_cluster_kernel).
 // Rows whose bands start off the vector boundaries (an odd number of 16-bit
 // columns, a slice that drops a first column) read the same vectors from the
-// boundary before each row's band, add them as they come and move the sums
-// into place once (OffBoundaryBandRows), over one reduced dim and where that
-// fills enough of a wave (launch_column_sum); other such rows a column a
-// thread. Covers sums over a batch, over H x W of a channels_last
-// activation, over the middle dim of a 3-D tensor, a Linear layer's bias
-// gradient. Rows of a few columns that lie back to back off the vector
-// boundaries go to interleaved_column_sum.cu instead.
+// boundary before each row's band, add them as they come and move the sums into
+// place once (OffBoundaryBandRows), over one reduced dim and where that fills
+// enough of a wave and a column a thread would not take small clusters
+// (launch_column_sum); other such rows a column a thread. Covers sums over a
+// batch, over H x W of a channels_last activation, over the middle dim of a 3-D
+// tensor, a Linear layer's bias gradient. Rows of a few columns that lie back to
+// back off the vector boundaries go to interleaved_column_sum.cu instead.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -75,6 +75,15 @@ struct ColumnAThreadReads {
   static constexpr bool kZeroFill = kInCluster && sizeof(InT) == 2;
   static constexpr int kLoads = std::is_same_v<InT, float> || kZeroFill ? 16 : 8;
 };
+// The types for which small_sum_bands' rules for a flat column a thread and
+// launch_column_sum's preference for its small clusters were measured
+// (session 66): those whose cluster kernel keeps 16 rows' loads in flight
+// (fp32, 2-byte types). The others (int32, 8-byte and 1-byte types) keep the
+// rules before them: the new ones moved their routes in a model of the
+// launch rules (f64 2001x33 from vectors to clusters, i8 2001x33 from L2 to
+// clusters), untimed.
+template <typename InT>
+constexpr bool kColumnAThreadClusterRules = ColumnAThreadReads<InT, true>::kLoads == 16;
 // A thread's rows per split are at least this many: one round of loads (of
 // kUnroll rows, as every rule here counts them; see ColumnAThreadReads). Small
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
@@ -887,7 +896,8 @@ struct BandLatencies {
 // 2001x33 3.22 -> 2.99 (3.23), fp32 6001x33 5.84 -> 3.21 (3.17); in kLoads
 // rows alone, 32-byte spans, 4.03, 5.11, 4.38, 4.61, 4.94, 3.22, 3.67. bf16
 // 2000x66 2.83 -> 2.89 and fp32 1001x33 2.68 -> 2.70 (Inductor 3.06, 2.88),
-// the other column sums of routing_variants.py's cases within 0.1 us.
+// the other column sums of routing_variants.py's cases within 0.15 us. For
+// the types of kColumnAThreadClusterRules only.
 template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
@@ -896,7 +906,7 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
   if (splits <= kSplits && load_rounds_of(widest, splits, rows) <= 1) {
     return std::nullopt;  // one round already, in a cluster or a block
   }
-  constexpr bool kColumnAThread = kFlat && kColumns == 1;
+  constexpr bool kColumnAThread = kFlat && kColumns == 1 && kColumnAThreadClusterRules<InT>;
   // load_rounds_of's rounds in one of this kernel's rounds.
   constexpr int64_t kRoundsARound =
       kColumnAThread ? ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll : 1;
@@ -952,9 +962,10 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // benchmarks/NOTES.md, session 63): fp32 3001x66 dim=0, 3 bands of 93
   // splits through L2 to 9 of 8 in clusters (3 rounds), 4.64-4.65 us to
   // 4.20-4.21; int16 2001x33, 2 bands of 62 splits to 3 of 8 (4 rounds),
-  // 3.93-3.98 to 4.07, slower; both then behind Inductor's two launches,
-  // both ahead since small_sum_bands counts a flat column a thread's rounds
-  // in its own loads (3.05 and 2.99 us against 3.23; session 66).
+  // 3.93-3.98 to 4.07, slower; both then behind Inductor's two launches.
+  // Both ahead now: 3001x66 with 16 fp32 loads (3.05 us against 3.23,
+  // session 65), 2001x33 in small_sum_bands' 16-byte spans for a column a
+  // thread (2.99 against 3.24, session 66).
   std::optional<Bands> small;
   if constexpr (!kOffBoundary) {
     small =
@@ -1131,7 +1142,7 @@ bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
 template <typename InT, typename OutT>
 bool column_a_thread_in_small_clusters(const ColumnProblem<InT, OutT>& problem,
                                        const LaunchContext& context) {
-  if (!has_flat_index(problem)) return false;
+  if (!kColumnAThreadClusterRules<InT> || !has_flat_index(problem)) return false;
   constexpr auto kernel = column_sum_kernel<InT, OutT, 1, false, true>;
   constexpr auto cluster = column_cluster_kernel<InT, OutT, 1, false, true>;
   const Bands widest = widest_bands<1>(problem);
@@ -1158,13 +1169,14 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     return launch_interleaved_column_sum(problem, finish, context);
   }
   // A flat column a thread that small_sum_bands reads in clusters, before
-  // off-boundary vectors, which never take them (their finish is a chain
-  // through L2). On an H200 (routing_variants.py, benchmarks/NOTES.md,
-  // session 66), dim=0: fp32 2048x1001 6.62 -> 5.04 us (Inductor 5.16),
-  // 1024x1001 4.55 -> 3.87 (4.06), 3001x1001 7.62 -> 6.16 (6.20), bf16
-  // 2048x1001 5.74 -> 4.43 (4.59), fp32 20001x66 6.79 -> 6.25 (4.74),
-  // 12001x67 6.01 -> 5.04 (3.99); but fp32 16384x63 5.41 -> 5.67 (4.27).
-  // The 31 other sums of those runs moved 0.17 us at most.
+  // off-boundary vectors, which it never gives clusters (they finish through
+  // L2, or in the clusters of the rules after it). On an H200
+  // (routing_variants.py, benchmarks/NOTES.md, session 66), dim=0: fp32
+  // 2048x1001 6.62 -> 5.04 us (Inductor 5.16), 1024x1001 4.55 -> 3.87 (4.06),
+  // 3001x1001 7.62 -> 6.16 (6.20), bf16 2048x1001 5.74 -> 4.43 (4.59), fp32
+  // 20001x66 6.79 -> 6.25 (4.74), 12001x67 6.01 -> 5.04 (3.99); but fp32
+  // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
+  // us at most. For the types of kColumnAThreadClusterRules only.
   if (column_a_thread_in_small_clusters(problem, context)) {
     return launch_bands<InT, OutT, 1>(problem, finish, context);
   }
