@@ -93,6 +93,20 @@ SMALL_CLUSTER_CASES = [
     ("8192x127", (8192, 127), torch.float16, full, (0,)),
     ("2048x1001", (2048, 1001), torch.bfloat16, full, (0,)),
 ]
+# Column sums of the types whose column-a-thread cluster kernel loads 8 rows at
+# once (int32, 8-byte and 1-byte types), whose routes small_sum_bands' rules for
+# a flat column a thread would move (a model of the launch rules, session 66's
+# review): column-a-thread-rules-all-types-switch.patch, letter a.
+OTHER_TYPE_CASES = [
+    ("8001x33", (8001, 33), torch.int32, full, (0,)),
+    ("2048x1001", (2048, 1001), torch.int32, full, (0,)),
+    ("2001x33", (2001, 33), torch.int64, full, (0,)),
+    ("2001x33", (2001, 33), torch.float64, full, (0,)),
+    ("1001x1001", (1001, 1001), torch.float64, full, (0,)),
+    ("2001x33", (2001, 33), torch.int8, full, (0,)),
+    ("2048x1001", (2048, 1001), torch.int8, full, (0,)),
+    ("4001x127", (4001, 127), torch.int8, full, (0,)),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -115,6 +129,7 @@ CASE_SETS = {
     "narrow_off_boundary": NARROW_OFF_BOUNDARY_CASES,
     "column_a_thread": COLUMN_A_THREAD_CASES,
     "small_clusters": SMALL_CLUSTER_CASES,
+    "other_types": OTHER_TYPE_CASES,
 }
 
 
