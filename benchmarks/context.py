@@ -98,6 +98,21 @@ def free_bytes(device: torch.device) -> int | None:
     if device.type == "cuda":
         torch.cuda.empty_cache()  # what PyTorch's allocator caches is free to us
         return torch.cuda.mem_get_info(device)[0]
+    return available_host_bytes()
+
+
+def available_host_bytes() -> int | None:
+    """What the host can give a new allocation: Linux's MemAvailable, which counts
+    the page cache it can drop, where it reports one; else the free pages. Free pages
+    alone fall below the reserve on a host whose cache holds what a build and a
+    wheel install just wrote (CI, session 66: the CPU smoke run skipped its case)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024  # reported in kB
+    except OSError:
+        pass
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):

@@ -21,7 +21,7 @@ def test_cpu_smoke_with_inductor(tmp_path):
     proc = run_bench(*args, "--peers", "torch.sum,Inductor,sum_v7", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     rows = json.loads((tmp_path / "results.json").read_text())["rows"]
-    assert {r["peer"] for r in rows} == {"torch.sum", "Inductor", "sum_v7"}
+    assert {r["peer"] for r in rows} == {"torch.sum", "Inductor", "sum_v7"}, rows
     assert all(r["status"] == "ok" and r["median_us"] > 0 for r in rows), rows
     assert (tmp_path / "summary.md").is_file() and (tmp_path / "eager.png").is_file()
 
