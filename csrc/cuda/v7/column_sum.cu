@@ -1137,21 +1137,17 @@ bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
 }
 
 // Whether a flat column a thread would read `problem` in small_sum_bands'
-// clusters (launch_band_kernels' first rule, for the same bands, splits and
-// cluster kernel).
+// clusters: launch_band_kernels' first rule, for its `widest` bands and their
+// splits in a wave of column_sum_kernel (band_wave), and its cluster kernel.
 template <typename InT, typename OutT>
 bool column_a_thread_in_small_clusters(const ColumnProblem<InT, OutT>& problem,
-                                       const LaunchContext& context) {
+                                       const SplitBands& widest, const LaunchContext& context) {
   if (!kColumnAThreadClusterRules<InT> || !has_flat_index(problem)) return false;
-  constexpr auto kernel = column_sum_kernel<InT, OutT, 1, false, true>;
   constexpr auto cluster = column_cluster_kernel<InT, OutT, 1, false, true>;
-  const Bands widest = widest_bands<1>(problem);
-  const int64_t rows = problem.reduced.numel();
-  const int64_t wave = one_wave<kernel>(kBlock, context.device, context.sm_count);
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
-  return small_sum_bands<1, true>(problem, widest, rows, band_splits(widest, rows, wave), clusters,
-                                  context.sm_count)
+  return small_sum_bands<1, true>(problem, widest.bands, problem.reduced.numel(), widest.splits,
+                                  clusters, context.sm_count)
       .has_value();
 }
 
@@ -1167,18 +1163,6 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   if (interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
                           problem.reduced, problem.outer.numel())) {
     return launch_interleaved_column_sum(problem, finish, context);
-  }
-  // A flat column a thread that small_sum_bands reads in clusters, before
-  // off-boundary vectors, which it never gives clusters (they finish through
-  // L2, or in the clusters of the rules after it). On an H200
-  // (routing_variants.py, benchmarks/NOTES.md, session 66), dim=0: fp32
-  // 2048x1001 6.62 -> 5.04 us (Inductor 5.16), 1024x1001 4.55 -> 3.87 (4.06),
-  // 3001x1001 7.62 -> 6.16 (6.20), bf16 2048x1001 5.74 -> 4.43 (4.59), fp32
-  // 20001x66 6.79 -> 6.25 (4.74), 12001x67 6.01 -> 5.04 (3.99); but fp32
-  // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
-  // us at most. For the types of kColumnAThreadClusterRules only.
-  if (column_a_thread_in_small_clusters(problem, context)) {
-    return launch_bands<InT, OutT, 1>(problem, finish, context);
   }
   // Off-boundary vectors over one reduced dim (a thread's rows share a phase
   // where they are a multiple of its row lanes times one stride apart;
@@ -1199,20 +1183,32 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // (5.00-5.05; Inductor 4.54-4.57), and no other of session 63's twenty
   // off-boundary sums or its narrow ones moved (H200, benchmarks/NOTES.md,
   // session 65). The column a thread is counted in its widest bands here:
-  // the sums it reads in clusters took it above.
+  // the sums it reads in clusters take it first.
   if (problem.reduced.ndim == 1) {
     const int64_t rows = problem.reduced.numel();
-    const Bands widest_vectors = widest_bands<kColumns>(problem);
     const Bands scalars = widest_bands<1>(problem);
+    const int64_t scalar_wave = band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context);
+    const int64_t scalar_splits = band_splits(scalars, rows, scalar_wave);
+    // A flat column a thread that small_sum_bands reads in clusters, before
+    // off-boundary vectors, which it never gives clusters (they finish through
+    // L2, or in the clusters of the rules after it). On an H200
+    // (routing_variants.py, benchmarks/NOTES.md, session 66), dim=0: fp32
+    // 2048x1001 6.62 -> 5.04 us (Inductor 5.16), 1024x1001 4.55 -> 3.87 (4.06),
+    // 3001x1001 7.62 -> 6.16 (6.20), bf16 2048x1001 5.74 -> 4.43 (4.59), fp32
+    // 20001x66 6.79 -> 6.25 (4.74), 12001x67 6.01 -> 5.04 (3.99); but fp32
+    // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
+    // us at most. For the types of kColumnAThreadClusterRules only.
+    if (column_a_thread_in_small_clusters(problem, {scalars, scalar_splits}, context)) {
+      return launch_bands<InT, OutT, 1>(problem, finish, context);
+    }
+    const Bands widest_vectors = widest_bands<kColumns>(problem);
     const int64_t vector_wave =
         band_wave<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, context);
-    const int64_t scalar_wave = band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context);
     const SplitBands widest{widest_vectors, band_splits(widest_vectors, rows, vector_wave)};
     const SplitBands vectors =
         few_bands_narrowed<kColumns>(problem, widest, rows, vector_wave).value_or(widest);
     const int64_t vector_blocks = std::min(vector_wave, vectors.bands.count * vectors.splits);
-    const int64_t scalar_blocks =
-        std::min(scalar_wave, scalars.count * band_splits(scalars, rows, scalar_wave));
+    const int64_t scalar_blocks = std::min(scalar_wave, scalars.count * scalar_splits);
     if (3 * vector_blocks * scalar_wave >= 2 * scalar_blocks * vector_wave) {
       return launch_bands<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, finish, context);
     }
