@@ -28,10 +28,14 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 def random_data(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """Zero-mean floats, mixed-sign integers: data on which a wrong sum shows."""
+    """Zero-mean floats, mixed-sign integers (unsigned ones from zero), random
+    booleans: data on which a wrong sum shows."""
     if dtype.is_floating_point:
         return torch.randn(shape, device=device).to(dtype)
-    return torch.randint(-100, 100, shape, dtype=dtype, device=device)
+    if dtype == torch.bool:
+        return torch.rand(shape, device=device) < 0.5
+    low = -100 if dtype.is_signed else 0
+    return torch.randint(low, 100, shape, dtype=dtype, device=device)
 
 
 def contiguous_case(

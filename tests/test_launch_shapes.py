@@ -565,8 +565,9 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 # one an SM, where a thread has at most 2 rounds; else at most two an SM and 4
 # rounds; else the shapes as before. Rows off the vector boundaries that take a
 # column a thread too, its bands down to spans of 16 bytes and its rounds the rows
-# its cluster kernel loads at once (16 for fp32 and 16-bit types). (rows, columns,
-# dtype, grid of the cluster kernel, or None for splits through L2).
+# its cluster kernel loads at once (16 for types narrower than 8 bytes, 8 for 8-byte
+# ones). (rows, columns, dtype, grid of the cluster kernel, or None for splits
+# through L2).
 SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
@@ -582,6 +583,14 @@ SMALL_COLUMN_SUMS = [
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
     (64, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
+    # the other types' column a thread: 4-byte and 8-byte bands of 4 lanes, 1-byte of 16
+    (8001, 33, torch.int32, [9, 8]),  # 15-16 rows a thread
+    (2048, 1001, torch.int32, [32, 8]),  # before off-boundary vectors
+    (2001, 33, torch.int64, [9, 8]),  # 3-4 rows a thread, in rounds of 8
+    (1001, 1001, torch.float64, [32, 8]),  # not off-boundary vectors in clusters
+    (2001, 33, torch.int8, [3, 8]),  # 16 row lanes: 15-16 rows a thread
+    (2048, 1001, torch.uint8, [32, 8]),  # not off-boundary vectors through L2
+    (4001, 127, torch.bool, [8, 8]),  # 31-32 rows: two rounds of 16
 ]
 
 
@@ -611,19 +620,34 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 
 
 # Sums of 33 columns, a column a thread with 16 rows' loads in flight (fp32, and
-# 16-bit types in clusters, whose missing rows add zeros) or 8, whose threads end
-# with 0 to 15 or 0 to 7 rows for the last round, and on sm_90 with 132 SMs the
-# grid each takes: (rows, dtype, kernel, grid). In clusters of 8 splits, fp32 bands
-# are 4 lanes (64 row lanes), 16-bit ones 8 (32 row lanes): fp32 511 rows leave a
-# thread 0-1 rows, 2001 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657
-# 13-14, 7169 14-15, 8193 16-17 (two rounds); 16-bit 255 0-1, 777 3-4, 1555 6-7,
-# 2001 7-8, 3073 12-13, 3841 15-16, 4099 16-17. Through L2 in 2 bands of 32 lanes
+# the other types narrower than 8 bytes in clusters, whose missing rows add zeros)
+# or 8, whose threads end with 0 to 15 or 0 to 7 rows for the last round, and on
+# sm_90 with 132 SMs the grid each takes: (rows, dtype, kernel, grid). In clusters
+# of 8 splits, 4- and 8-byte bands are 4 lanes (64 row lanes), 16-bit ones 8 (32
+# row lanes), 1-byte ones 16 (16 row lanes): 4-byte 511 rows leave a thread 0-1
+# rows, 2001 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169
+# 14-15, 8193 16-17 (two rounds); 16-bit 255 0-1, 777 3-4, 1555 6-7, 2001 7-8,
+# 3073 12-13, 3841 15-16, 4099 16-17; 1-byte 255 1-2, 777 6-7, 1555 12-13, 2049
+# 16-17, 3073 24-25, 4001 31-32; 8-byte 777 1-2, 3001 5-6, 4097 8-9 (two rounds
+# of 8), 6001 11-12; 8-byte 8193 rows take 17 bands of 2 lanes (8-9 rows), past a
+# block an SM but within two and 4 rounds. Through L2 in 2 bands of 32 lanes
 # (8 row lanes) of 256 splits, 16-bit 20,001 rows leave a thread 9-10, 27,649
 # 13-14, 100,001 48-49; fp32 sums of 33 columns past the clusters' rows take
 # off-boundary vectors (launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
-    (rows, torch.float32, "column_cluster_kernel", [9, 8])
+    (rows, four_byte, "column_cluster_kernel", [9, 8])
+    for four_byte in (torch.float32, torch.int32)
     for rows in (511, 2001, 3199, 4097, 5121, 6001, 6657, 7169, 8193)
+]
+COLUMN_A_THREAD_SUMS += [
+    (rows, one_byte, "column_cluster_kernel", [3, 8])
+    for one_byte in (torch.int8, torch.uint8, torch.bool)
+    for rows in (255, 777, 1555, 2049, 3073, 4001)
+]
+COLUMN_A_THREAD_SUMS += [
+    (rows, eight_byte, "column_cluster_kernel", [9, 8] if rows < 8193 else [17, 8])
+    for eight_byte in (torch.int64, torch.float64)
+    for rows in (777, 3001, 4097, 6001, 8193)
 ]
 for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
     COLUMN_A_THREAD_SUMS += [

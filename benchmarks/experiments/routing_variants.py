@@ -93,10 +93,10 @@ SMALL_CLUSTER_CASES = [
     ("8192x127", (8192, 127), torch.float16, full, (0,)),
     ("2048x1001", (2048, 1001), torch.bfloat16, full, (0,)),
 ]
-# Column sums of the types whose column-a-thread cluster kernel loads 8 rows at
-# once (int32, 8-byte and 1-byte types), whose routes small_sum_bands' rules for
-# a flat column a thread would move (a model of the launch rules, session 66's
-# review): column-a-thread-rules-all-types-switch.patch, letter a.
+# Column sums of int32, 8-byte and 1-byte types that small_sum_bands' rules for
+# a flat column a thread moved into clusters in session 67 (they had been kept
+# to fp32 and 2-byte types), and larger ones of those types that their fp32
+# twins' routes suggest may move too (session 66's fp32 16384x63 lost 0.26 us).
 OTHER_TYPE_CASES = [
     ("8001x33", (8001, 33), torch.int32, full, (0,)),
     ("2048x1001", (2048, 1001), torch.int32, full, (0,)),
@@ -106,6 +106,16 @@ OTHER_TYPE_CASES = [
     ("2001x33", (2001, 33), torch.int8, full, (0,)),
     ("2048x1001", (2048, 1001), torch.int8, full, (0,)),
     ("4001x127", (4001, 127), torch.int8, full, (0,)),
+]
+OTHER_TYPE_LARGER_CASES = [
+    ("20001x66", (20001, 66), torch.int32, full, (0,)),
+    ("16384x63", (16384, 63), torch.int32, full, (0,)),
+    ("12001x67", (12001, 67), torch.int64, full, (0,)),
+    ("1024x1001", (1024, 1001), torch.int64, full, (0,)),
+    ("3001x1001", (3001, 1001), torch.float64, full, (0,)),
+    ("16384x63", (16384, 63), torch.int8, full, (0,)),
+    ("20001x66", (20001, 66), torch.bool, full, (0,)),
+    ("3001x1001", (3001, 1001), torch.uint8, full, (0,)),
 ]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
@@ -130,6 +140,7 @@ CASE_SETS = {
     "column_a_thread": COLUMN_A_THREAD_CASES,
     "small_clusters": SMALL_CLUSTER_CASES,
     "other_types": OTHER_TYPE_CASES,
+    "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
 
 

@@ -51,39 +51,35 @@ constexpr int kUnroll = 4;
 // How a column a thread (one element a row) in the flat kernels reads its
 // rows: kLoads rows' loads in flight, where vectors keep kUnroll of 16 bytes,
 // and whether a row its last round lacks adds a zero (kZeroFill) or skips its
-// add (sum_rows says what each costs). 16 loads for fp32, and for 2-byte
-// types in the cluster kernel, there with zeros; 8 for the rest. A "round of
-// loads" in the launch rules below (load_rounds_of, kMinRowsPerThread,
-// kMaxClusterRowsPerThread) stays kUnroll rows for a column a thread too: the
-// unit its shapes were measured in; small_sum_bands alone counts a flat
-// column a thread's rounds in kLoads rows (see there). On an H200
-// (benchmarks/NOTES.md, sessions 64-65), 8 against 4: fp32 3001x66 dim=0 4.21
-// -> 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28, int16 2001x33
-// 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2 5.01 -> 5.07. 16
-// against 8: fp32 3001x66 3.55-3.60 -> 3.05 (Inductor 3.23-3.24), the other
-// fp32 sums within their spread between runs (20001x66 6.71-6.90); in
-// clusters with zeros, bf16 2000x66 3.30 -> 2.85 (Inductor 3.05), int16
+// add (sum_rows says what each costs). 16 loads for fp32, and for every other
+// type narrower than 8 bytes in the cluster kernel, there with zeros; 8 for
+// the rest. A "round of loads" in the launch rules below (load_rounds_of,
+// kMinRowsPerThread, kMaxClusterRowsPerThread) stays kUnroll rows for a
+// column a thread too: the unit its shapes were measured in; small_sum_bands
+// alone counts a flat column a thread's rounds in kLoads rows (see there). On
+// an H200 (benchmarks/NOTES.md, sessions 64-65), 8 against 4: fp32 3001x66
+// dim=0 4.21 -> 3.55 us, 1001x33 3.12 -> 2.66, bf16 2000x66 4.05 -> 3.28,
+// int16 2001x33 4.04 -> 3.64 (all in clusters); fp16 4001x127 through L2 5.01
+// -> 5.07. 16 against 8: fp32 3001x66 3.55-3.60 -> 3.05 (Inductor 3.23-3.24),
+// the other fp32 sums within their spread between runs (20001x66 6.71-6.90);
+// in clusters with zeros, bf16 2000x66 3.30 -> 2.85 (Inductor 3.05), int16
 // 2001x33 3.66-3.68 -> 3.23-3.26 (Inductor 3.22-3.24; fp16 in clusters not
-// timed). Not taken: 16 loads through L2 for 2-byte types (fp16 4001x127 5.07
-// -> 5.80-5.86, though bf16 2000x1001 5.01 -> 4.86-4.88), where, with every
-// type at 16 loads skipping adds, every type's kernel but fp32's spilled 4-20
-// bytes (sm_90); zeros for fp32 (1001x33 2.68 -> 2.80) and at 8 loads (fp16
-// 4001x127 5.07 -> 5.22). The general-index kernels keep kUnroll: at 8, the
-// ones through L2 spilled 12-28 bytes, those of 8-byte types 96 (sm_90).
+// timed); session 67, in the clusters of small_sum_bands' rules: int32
+// 8001x33 4.47 -> 4.02 (Inductor 3.33), 2048x1001 5.67 -> 5.11 (5.33), int8
+// 2001x33 3.58 -> 3.19 (3.31), 2048x1001 4.96 -> 4.29 (4.40), 4001x127 4.96
+// -> 4.16 (4.11), but int64 and f64 2001x33 3.00-3.02 -> 3.09-3.10 (Inductor
+// 3.05-3.12). Not taken: 16 loads through L2 for 2-byte types (fp16 4001x127
+// 5.07 -> 5.80-5.86, though bf16 2000x1001 5.01 -> 4.86-4.88), where, with
+// every type at 16 loads skipping adds, every type's kernel but fp32's
+// spilled 4-20 bytes (sm_90); zeros for fp32 (1001x33 2.68 -> 2.80) and at 8
+// loads (fp16 4001x127 5.07 -> 5.22). The general-index kernels keep kUnroll:
+// at 8, the ones through L2 spilled 12-28 bytes, those of 8-byte types 96
+// (sm_90).
 template <typename InT, bool kInCluster>
 struct ColumnAThreadReads {
-  static constexpr bool kZeroFill = kInCluster && sizeof(InT) == 2;
+  static constexpr bool kZeroFill = kInCluster && sizeof(InT) < 8 && !std::is_same_v<InT, float>;
   static constexpr int kLoads = std::is_same_v<InT, float> || kZeroFill ? 16 : 8;
 };
-// The types for which small_sum_bands' rules for a flat column a thread and
-// launch_column_sum's preference for its small clusters were measured
-// (session 66): those whose cluster kernel keeps 16 rows' loads in flight
-// (fp32, 2-byte types). The others (int32, 8-byte and 1-byte types) keep the
-// rules before them: the new ones moved their routes in a model of the
-// launch rules (f64 2001x33 from vectors to clusters, i8 2001x33 from L2 to
-// clusters), untimed.
-template <typename InT>
-constexpr bool kColumnAThreadClusterRules = ColumnAThreadReads<InT, true>::kLoads == 16;
 // A thread's rows per split are at least this many: one round of loads (of
 // kUnroll rows, as every rule here counts them; see ColumnAThreadReads). Small
 // column sums are a chain of latencies (load, lane tree, ticket, finish), and
@@ -886,7 +882,7 @@ struct BandLatencies {
 //
 // Those rounds are kUnroll rows of vectors. A flat column a thread's round
 // is the rows its cluster kernel loads at once (ColumnAThreadReads: 16 for
-// fp32 and 2-byte types, 8 else), and its bands narrow down to 16-byte row
+// types narrower than 8 bytes, 8 for 8-byte ones), and its bands narrow down to 16-byte row
 // spans (one row's elements of a warp split over more bands, each with more
 // row lanes): counted in kUnroll rows of 32-byte spans, such sums went
 // through L2, or in clusters of wider bands. On an H200 (routing_variants.py,
@@ -896,8 +892,13 @@ struct BandLatencies {
 // 2001x33 3.22 -> 2.99 (3.23), fp32 6001x33 5.84 -> 3.21 (3.17); in kLoads
 // rows alone, 32-byte spans, 4.03, 5.11, 4.38, 4.61, 4.94, 3.22, 3.67. bf16
 // 2000x66 2.83 -> 2.89 and fp32 1001x33 2.68 -> 2.70 (Inductor 3.06, 2.88),
-// the other column sums of routing_variants.py's cases within 0.15 us. For
-// the types of kColumnAThreadClusterRules only.
+// the other column sums of routing_variants.py's cases within 0.15 us.
+// Session 67, for the other types (in the rows their cluster kernels load at
+// once since then, see ColumnAThreadReads): int32 8001x33 6.60 -> 4.02
+// (Inductor 3.33), 2048x1001 7.17 -> 5.11 (5.33), int64 2001x33 4.43 -> 3.00
+// (3.05), f64 2001x33 4.37 -> 3.02 (3.12), 1001x1001 5.86 -> 4.89 (5.41), int8
+// 2001x33 3.97 -> 3.19 (3.31), 2048x1001 8.73 -> 4.29 (4.40), 4001x127 5.51 ->
+// 4.16 (4.11).
 template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
@@ -906,7 +907,7 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
   if (splits <= kSplits && load_rounds_of(widest, splits, rows) <= 1) {
     return std::nullopt;  // one round already, in a cluster or a block
   }
-  constexpr bool kColumnAThread = kFlat && kColumns == 1 && kColumnAThreadClusterRules<InT>;
+  constexpr bool kColumnAThread = kFlat && kColumns == 1;
   // load_rounds_of's rounds in one of this kernel's rounds.
   constexpr int64_t kRoundsARound =
       kColumnAThread ? ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll : 1;
@@ -1142,7 +1143,7 @@ bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
 template <typename InT, typename OutT>
 bool column_a_thread_in_small_clusters(const ColumnProblem<InT, OutT>& problem,
                                        const SplitBands& widest, const LaunchContext& context) {
-  if (!kColumnAThreadClusterRules<InT> || !has_flat_index(problem)) return false;
+  if (!has_flat_index(problem)) return false;
   constexpr auto cluster = column_cluster_kernel<InT, OutT, 1, false, true>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
@@ -1197,7 +1198,7 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // 3001x1001 7.62 -> 6.16 (6.20), bf16 2048x1001 5.74 -> 4.43 (4.59), fp32
     // 20001x66 6.79 -> 6.25 (4.74), 12001x67 6.01 -> 5.04 (3.99); but fp32
     // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
-    // us at most. For the types of kColumnAThreadClusterRules only.
+    // us at most. The other types' sums that it moves: small_sum_bands.
     if (column_a_thread_in_small_clusters(problem, {scalars, scalar_splits}, context)) {
       return launch_bands<InT, OutT, 1>(problem, finish, context);
     }
