@@ -226,6 +226,12 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
             (1024, 4095), torch.bfloat16, 3
         ),
         "64x2001x33 int16": shaped_ending_at_allocation_end((64, 2001, 33), torch.int16, 0),
+        # A column a thread in small clusters, to the allocation's last element: int32
+        # and int8 rows of 16 loads, a last round's missing rows adding zeros (4 and 16
+        # lanes a band), and int64 rows of 8 loads.
+        "8001x33 int32": shaped_ending_at_allocation_end((8001, 33), torch.int32, 0),
+        "2001x33 int8": shaped_ending_at_allocation_end((2001, 33), torch.int8, 0),
+        "2001x33 int64": shaped_ending_at_allocation_end((2001, 33), torch.int64, 0),
         # The same vectors of 8-, 4- and 1-byte elements (8-byte vectors of 1-byte
         # ones): ending half a vector past a boundary, and on one.
         "1024x2049 float64, 1 element in": shaped_ending_at_allocation_end(

@@ -583,14 +583,17 @@ SMALL_COLUMN_SUMS = [
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
     (64, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
-    # the other types' column a thread: 4-byte and 8-byte bands of 4 lanes, 1-byte of 16
+    # The other types' column a thread. 33 columns: bands of 4 lanes for 4- and 8-byte
+    # types (8-byte 16-byte spans, 2 lanes, would be 17 bands, 136 blocks), 16 for
+    # 1-byte ones; 1001 columns: 32 lanes, 256 blocks (two an SM). 16 rows a round but
+    # for 8-byte types (8).
     (8001, 33, torch.int32, [9, 8]),  # 15-16 rows a thread
-    (2048, 1001, torch.int32, [32, 8]),  # before off-boundary vectors
-    (2001, 33, torch.int64, [9, 8]),  # 3-4 rows a thread, in rounds of 8
-    (1001, 1001, torch.float64, [32, 8]),  # not off-boundary vectors in clusters
-    (2001, 33, torch.int8, [3, 8]),  # 16 row lanes: 15-16 rows a thread
-    (2048, 1001, torch.uint8, [32, 8]),  # not off-boundary vectors through L2
-    (4001, 127, torch.bool, [8, 8]),  # 31-32 rows: two rounds of 16
+    (2048, 1001, torch.int32, [32, 8]),  # 32 rows a thread (off-boundary vectors before)
+    (2001, 33, torch.int64, [9, 8]),  # 3-4 rows a thread
+    (1001, 1001, torch.float64, [32, 8]),  # 15-16 rows a thread (vectors before)
+    (2001, 33, torch.int8, [3, 8]),  # 15-16 rows a thread
+    (2048, 1001, torch.uint8, [32, 8]),  # 32 rows a thread (vectors through L2 before)
+    (4001, 127, torch.bool, [8, 8]),  # 16 lanes: 31-32 rows a thread
 ]
 
 
@@ -624,16 +627,16 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # or 8, whose threads end with 0 to 15 or 0 to 7 rows for the last round, and on
 # sm_90 with 132 SMs the grid each takes: (rows, dtype, kernel, grid). In clusters
 # of 8 splits, 4- and 8-byte bands are 4 lanes (64 row lanes), 16-bit ones 8 (32
-# row lanes), 1-byte ones 16 (16 row lanes): 4-byte 511 rows leave a thread 0-1
-# rows, 2001 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169
-# 14-15, 8193 16-17 (two rounds); 16-bit 255 0-1, 777 3-4, 1555 6-7, 2001 7-8,
-# 3073 12-13, 3841 15-16, 4099 16-17; 1-byte 255 1-2, 777 6-7, 1555 12-13, 2049
-# 16-17, 3073 24-25, 4001 31-32; 8-byte 777 1-2, 3001 5-6, 4097 8-9 (two rounds
-# of 8), 6001 11-12; 8-byte 8193 rows take 17 bands of 2 lanes (8-9 rows), past a
-# block an SM but within two and 4 rounds. Through L2 in 2 bands of 32 lanes
-# (8 row lanes) of 256 splits, 16-bit 20,001 rows leave a thread 9-10, 27,649
-# 13-14, 100,001 48-49; fp32 sums of 33 columns past the clusters' rows take
-# off-boundary vectors (launch_column_sum).
+# row lanes), 1-byte ones 16 (16 row lanes), and past 16 rows a thread (8 for
+# 8-byte types) a thread loads two rounds: 4-byte 511 rows leave a thread 0-1 rows,
+# 2001 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15,
+# 8193 16-17; 16-bit 255 0-1, 777 3-4, 1555 6-7, 2001 7-8, 3073 12-13, 3841 15-16,
+# 4099 16-17; 1-byte 255 1-2, 777 6-7, 1555 12-13, 2049 16-17, 3073 24-25, 4001
+# 31-32; 8-byte 777 1-2, 3001 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands
+# of 2 lanes 8-9 (past a block an SM, within two and 4 rounds of 8). Through L2 in
+# 2 bands of 32 lanes (8 row lanes) of 256 splits, 16-bit 20,001 rows leave a
+# thread 9-10, 27,649 13-14, 100,001 48-49; fp32 sums of 33 columns past the
+# clusters' rows take off-boundary vectors (launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
     (rows, four_byte, "column_cluster_kernel", [9, 8])
     for four_byte in (torch.float32, torch.int32)

@@ -94,9 +94,8 @@ SMALL_CLUSTER_CASES = [
     ("2048x1001", (2048, 1001), torch.bfloat16, full, (0,)),
 ]
 # Column sums of int32, 8-byte and 1-byte types that small_sum_bands' rules for
-# a flat column a thread moved into clusters in session 67 (they had been kept
-# to fp32 and 2-byte types), and larger ones of those types that their fp32
-# twins' routes suggest may move too (session 66's fp32 16384x63 lost 0.26 us).
+# a flat column a thread moved to a column a thread in clusters in session 67
+# (they had been kept to fp32 and 2-byte types).
 OTHER_TYPE_CASES = [
     ("8001x33", (8001, 33), torch.int32, full, (0,)),
     ("2048x1001", (2048, 1001), torch.int32, full, (0,)),
@@ -107,6 +106,10 @@ OTHER_TYPE_CASES = [
     ("2048x1001", (2048, 1001), torch.int8, full, (0,)),
     ("4001x127", (4001, 127), torch.int8, full, (0,)),
 ]
+# Larger column sums of those types, which their fp32 twins' routes suggested
+# might move too (session 66's fp32 16384x63 lost 0.26 us): the int32, int64 and
+# uint8 ones moved into clusters in session 67, the int8 and bool ones split
+# through L2 (min-rows-per-thread-switch.patch).
 OTHER_TYPE_LARGER_CASES = [
     ("20001x66", (20001, 66), torch.int32, full, (0,)),
     ("16384x63", (16384, 63), torch.int32, full, (0,)),

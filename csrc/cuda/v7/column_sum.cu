@@ -74,11 +74,13 @@ constexpr int kUnroll = 4;
 // spilled 4-20 bytes (sm_90); zeros for fp32 (1001x33 2.68 -> 2.80) and at 8
 // loads (fp16 4001x127 5.07 -> 5.22). The general-index kernels keep kUnroll:
 // at 8, the ones through L2 spilled 12-28 bytes, those of 8-byte types 96
-// (sm_90).
+// (sm_90). At 16 with zeros the int8 and bool cluster kernels take 62
+// registers on sm_90 and 64, the cap, on sm_120 (no spill): the first to
+// spill if sum_rows grows.
 template <typename InT, bool kInCluster>
 struct ColumnAThreadReads {
   static constexpr bool kZeroFill = kInCluster && sizeof(InT) < 8 && !std::is_same_v<InT, float>;
-  static constexpr int kLoads = std::is_same_v<InT, float> || kZeroFill ? 16 : 8;
+  static constexpr int kLoads = (std::is_same_v<InT, float> || kZeroFill) ? 16 : 8;
 };
 // A thread's rows per split are at least this many: one round of loads (of
 // kUnroll rows, as every rule here counts them; see ColumnAThreadReads). Small
@@ -882,10 +884,10 @@ struct BandLatencies {
 //
 // Those rounds are kUnroll rows of vectors. A flat column a thread's round
 // is the rows its cluster kernel loads at once (ColumnAThreadReads: 16 for
-// types narrower than 8 bytes, 8 for 8-byte ones), and its bands narrow down to 16-byte row
-// spans (one row's elements of a warp split over more bands, each with more
-// row lanes): counted in kUnroll rows of 32-byte spans, such sums went
-// through L2, or in clusters of wider bands. On an H200 (routing_variants.py,
+// types narrower than 8 bytes, 8 for 8-byte ones), and its bands narrow down
+// to 16-byte row spans (one row's elements of a warp split over more bands,
+// each with more row lanes): counted in kUnroll rows of 32-byte spans, such
+// sums went through L2, or in clusters of wider bands. On an H200 (routing_variants.py,
 // benchmarks/NOTES.md, session 66), dim=0: fp16 4001x127 5.07 us -> 3.84
 // (Inductor 3.39), 8001x127 5.41 -> 4.61 (3.85), bf16 4001x255 4.86 -> 4.37
 // (3.82), 2000x1001 5.00 -> 4.61 (4.55), int16 8001x33 6.65 -> 4.02 (3.16),
@@ -1198,7 +1200,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // 3001x1001 7.62 -> 6.16 (6.20), bf16 2048x1001 5.74 -> 4.43 (4.59), fp32
     // 20001x66 6.79 -> 6.25 (4.74), 12001x67 6.01 -> 5.04 (3.99); but fp32
     // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
-    // us at most. The other types' sums that it moves: small_sum_bands.
+    // us at most. The int32, 8-byte and 1-byte sums it moves (session 67):
+    // small_sum_bands.
     if (column_a_thread_in_small_clusters(problem, {scalars, scalar_splits}, context)) {
       return launch_bands<InT, OutT, 1>(problem, finish, context);
     }
