@@ -882,21 +882,21 @@ struct BandLatencies {
 // narrowing already reads in one round of a cluster (fp32 1000x64) are taken
 // too: as int32 1024x1024, not timed on their own.
 //
-// Those rounds are kUnroll rows of vectors. A flat column a thread's round
-// is the rows its cluster kernel loads at once (ColumnAThreadReads: 16 for
-// types narrower than 8 bytes, 8 for 8-byte ones), and its bands narrow down
-// to 16-byte row spans (one row's elements of a warp split over more bands,
-// each with more row lanes): counted in kUnroll rows of 32-byte spans, such
-// sums went through L2, or in clusters of wider bands. On an H200 (routing_variants.py,
-// benchmarks/NOTES.md, session 66), dim=0: fp16 4001x127 5.07 us -> 3.84
-// (Inductor 3.39), 8001x127 5.41 -> 4.61 (3.85), bf16 4001x255 4.86 -> 4.37
-// (3.82), 2000x1001 5.00 -> 4.61 (4.55), int16 8001x33 6.65 -> 4.02 (3.16),
-// 2001x33 3.22 -> 2.99 (3.23), fp32 6001x33 5.84 -> 3.21 (3.17); in kLoads
-// rows alone, 32-byte spans, 4.03, 5.11, 4.38, 4.61, 4.94, 3.22, 3.67. bf16
-// 2000x66 2.83 -> 2.89 and fp32 1001x33 2.68 -> 2.70 (Inductor 3.06, 2.88),
-// the other column sums of routing_variants.py's cases within 0.15 us.
-// Session 67, for the other types (in the rows their cluster kernels load at
-// once since then, see ColumnAThreadReads): int32 8001x33 6.60 -> 4.02
+// Those rounds are kUnroll rows of vectors. A flat column a thread's round is
+// the rows its cluster kernel loads at once (ColumnAThreadReads: 16 for types
+// narrower than 8 bytes, 8 for 8-byte ones), and its bands narrow down to
+// 16-byte row spans (one row's elements of a warp split over more bands, each
+// with more row lanes): counted in kUnroll rows of 32-byte spans, such sums
+// went through L2, or in clusters of wider bands. On an H200
+// (routing_variants.py, benchmarks/NOTES.md, session 66), dim=0: fp16 4001x127
+// 5.07 us -> 3.84 (Inductor 3.39), 8001x127 5.41 -> 4.61 (3.85), bf16 4001x255
+// 4.86 -> 4.37 (3.82), 2000x1001 5.00 -> 4.61 (4.55), int16 8001x33 6.65 ->
+// 4.02 (3.16), 2001x33 3.22 -> 2.99 (3.23), fp32 6001x33 5.84 -> 3.21 (3.17);
+// in kLoads rows alone, 32-byte spans, 4.03, 5.11, 4.38, 4.61, 4.94, 3.22,
+// 3.67. bf16 2000x66 2.83 -> 2.89 and fp32 1001x33 2.68 -> 2.70 (Inductor
+// 3.06, 2.88), the other column sums of routing_variants.py's cases within
+// 0.15 us. Session 67, for the other types (in the rows their cluster kernels
+// load at once since then, see ColumnAThreadReads): int32 8001x33 6.60 -> 4.02
 // (Inductor 3.33), 2048x1001 7.17 -> 5.11 (5.33), int64 2001x33 4.43 -> 3.00
 // (3.05), f64 2001x33 4.37 -> 3.02 (3.12), 1001x1001 5.86 -> 4.89 (5.41), int8
 // 2001x33 3.97 -> 3.19 (3.31), 2048x1001 8.73 -> 4.29 (4.40), 4001x127 5.51 ->
