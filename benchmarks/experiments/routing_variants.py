@@ -38,17 +38,23 @@ def channels_last(shape: tuple[int, ...]) -> Callable[[torch.Tensor], torch.Tens
     return lambda x: x.contiguous(memory_format=torch.channels_last)
 
 
+def whole(shape: tuple[int, ...], dtype: torch.dtype, dims: tuple[int, ...] = (0,)) -> tuple:
+    """off_boundary_columns' case of a sum over dims of a whole stored tensor,
+    labelled by its shape."""
+    return ("x".join(map(str, shape)), shape, dtype, full, dims)
+
+
 # Sums whose launch on a GPU without clusters (TORCH_REDUCE_NO_CLUSTERS=1 on an
 # H200 stands in for one) session 62's model of the shorter-finish rule finds
 # reshaped, beside the off-boundary ones it was measured on; off_boundary_columns'
 # (label, stored shape, dtype, view of the stored tensor, dims).
 WITHOUT_CLUSTERS_CASES = [
-    ("2048x50256", (2048, 50256), torch.bfloat16, full, (0,)),
-    ("1024x1024", (1024, 1024), torch.int32, full, (0,)),
+    whole((2048, 50256), torch.bfloat16),
+    whole((1024, 1024), torch.int32),
     ("32x256x56x56 channels_last", (32, 256, 56, 56), torch.bfloat16, channels_last, (2, 3)),
-    ("2048x50257", (2048, 50257), torch.bfloat16, full, (0,)),
-    ("16384x1001", (16384, 1001), torch.float32, full, (0,)),
-    ("16384x4095", (16384, 4095), torch.float16, full, (0,)),
+    whole((2048, 50257), torch.bfloat16),
+    whole((16384, 1001), torch.float32),
+    whole((16384, 4095), torch.float16),
 ]
 
 # Small and mid column sums of 33-1001 columns whose rows start off the vector
@@ -56,69 +62,69 @@ WITHOUT_CLUSTERS_CASES = [
 # 63), with an aligned twin (3001x100): wide-interleaved-switch.patch and
 # small-off-boundary-switch.patch.
 NARROW_OFF_BOUNDARY_CASES = [
-    ("3001x66", (3001, 66), torch.float32, full, (0,)),
-    ("1001x33", (1001, 33), torch.float32, full, (0,)),
-    ("3001x100", (3001, 100), torch.float32, full, (0,)),
-    ("20001x66", (20001, 66), torch.float32, full, (0,)),
-    ("64x3001x66", (64, 3001, 66), torch.float32, full, (1,)),
-    ("2000x66", (2000, 66), torch.bfloat16, full, (0,)),
-    ("4001x127", (4001, 127), torch.float16, full, (0,)),
-    ("2000x1001", (2000, 1001), torch.bfloat16, full, (0,)),
-    ("2001x33", (2001, 33), torch.int16, full, (0,)),
+    whole((3001, 66), torch.float32),
+    whole((1001, 33), torch.float32),
+    whole((3001, 100), torch.float32),
+    whole((20001, 66), torch.float32),
+    whole((64, 3001, 66), torch.float32, (1,)),
+    whole((2000, 66), torch.bfloat16),
+    whole((4001, 127), torch.float16),
+    whole((2000, 1001), torch.bfloat16),
+    whole((2001, 33), torch.int16),
 ]
 # Column sums that a column a thread reads through L2 (its rows too many for
 # small_sum_bands' rounds as kUnroll rows) but in clusters where those rounds
 # are counted in its loads in flight: column-finish-small-bands-switch.patch.
 COLUMN_A_THREAD_CASES = [
-    ("4001x127", (4001, 127), torch.float16, full, (0,)),
-    ("8001x127", (8001, 127), torch.float16, full, (0,)),
-    ("4001x255", (4001, 255), torch.bfloat16, full, (0,)),
-    ("64x1001x127", (64, 1001, 127), torch.float16, full, (1,)),
-    ("8001x33", (8001, 33), torch.int16, full, (0,)),
-    ("6001x33", (6001, 33), torch.float32, full, (0,)),
-    ("12001x67", (12001, 67), torch.float32, full, (0,)),
-    ("3001x67", (3001, 67), torch.int32, full, (0,)),
+    whole((4001, 127), torch.float16),
+    whole((8001, 127), torch.float16),
+    whole((4001, 255), torch.bfloat16),
+    whole((64, 1001, 127), torch.float16, (1,)),
+    whole((8001, 33), torch.int16),
+    whole((6001, 33), torch.float32),
+    whole((12001, 67), torch.float32),
+    whole((3001, 67), torch.int32),
 ]
 # Column sums that a flat column a thread would read in small_sum_bands' clusters
 # but that off-boundary vectors read now: column-a-thread-clusters-switch.patch.
 SMALL_CLUSTER_CASES = [
-    ("20001x66", (20001, 66), torch.float32, full, (0,)),
-    ("12001x67", (12001, 67), torch.float32, full, (0,)),
-    ("2048x1001", (2048, 1001), torch.float32, full, (0,)),
-    ("1024x1001", (1024, 1001), torch.float32, full, (0,)),
-    ("3001x1001", (3001, 1001), torch.float32, full, (0,)),
-    ("4096x255", (4096, 255), torch.float32, full, (0,)),
-    ("8192x127", (8192, 127), torch.float32, full, (0,)),
-    ("16384x63", (16384, 63), torch.float32, full, (0,)),
-    ("8192x127", (8192, 127), torch.float16, full, (0,)),
-    ("2048x1001", (2048, 1001), torch.bfloat16, full, (0,)),
+    whole((20001, 66), torch.float32),
+    whole((12001, 67), torch.float32),
+    whole((2048, 1001), torch.float32),
+    whole((1024, 1001), torch.float32),
+    whole((3001, 1001), torch.float32),
+    whole((4096, 255), torch.float32),
+    whole((8192, 127), torch.float32),
+    whole((16384, 63), torch.float32),
+    whole((8192, 127), torch.float16),
+    whole((2048, 1001), torch.bfloat16),
 ]
 # Column sums of int32, 8-byte and 1-byte types that small_sum_bands' rules for
 # a flat column a thread moved to a column a thread in clusters in session 67
 # (they had been kept to fp32 and 2-byte types).
 OTHER_TYPE_CASES = [
-    ("8001x33", (8001, 33), torch.int32, full, (0,)),
-    ("2048x1001", (2048, 1001), torch.int32, full, (0,)),
-    ("2001x33", (2001, 33), torch.int64, full, (0,)),
-    ("2001x33", (2001, 33), torch.float64, full, (0,)),
-    ("1001x1001", (1001, 1001), torch.float64, full, (0,)),
-    ("2001x33", (2001, 33), torch.int8, full, (0,)),
-    ("2048x1001", (2048, 1001), torch.int8, full, (0,)),
-    ("4001x127", (4001, 127), torch.int8, full, (0,)),
+    whole((8001, 33), torch.int32),
+    whole((2048, 1001), torch.int32),
+    whole((2001, 33), torch.int64),
+    whole((2001, 33), torch.float64),
+    whole((1001, 1001), torch.float64),
+    whole((2001, 33), torch.int8),
+    whole((2048, 1001), torch.int8),
+    whole((4001, 127), torch.int8),
 ]
 # Larger column sums of those types, which their fp32 twins' routes suggested
 # might move too (session 66's fp32 16384x63 lost 0.26 us): the int32, int64 and
 # uint8 ones moved into clusters in session 67, the int8 and bool ones split
 # through L2 (min-rows-per-thread-switch.patch).
 OTHER_TYPE_LARGER_CASES = [
-    ("20001x66", (20001, 66), torch.int32, full, (0,)),
-    ("16384x63", (16384, 63), torch.int32, full, (0,)),
-    ("12001x67", (12001, 67), torch.int64, full, (0,)),
-    ("1024x1001", (1024, 1001), torch.int64, full, (0,)),
-    ("3001x1001", (3001, 1001), torch.float64, full, (0,)),
-    ("16384x63", (16384, 63), torch.int8, full, (0,)),
-    ("20001x66", (20001, 66), torch.bool, full, (0,)),
-    ("3001x1001", (3001, 1001), torch.uint8, full, (0,)),
+    whole((20001, 66), torch.int32),
+    whole((16384, 63), torch.int32),
+    whole((12001, 67), torch.int64),
+    whole((1024, 1001), torch.int64),
+    whole((3001, 1001), torch.float64),
+    whole((16384, 63), torch.int8),
+    whole((20001, 66), torch.bool),
+    whole((3001, 1001), torch.uint8),
 ]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
