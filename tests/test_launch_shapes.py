@@ -634,9 +634,10 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # 4099 16-17; 1-byte 255 1-2, 777 6-7, 1555 12-13, 2049 16-17, 3073 24-25, 4001
 # 31-32; 8-byte 777 1-2, 3001 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands
 # of 2 lanes 8-9 (past a block an SM, within two and 4 rounds of 8). Through L2 in
-# 2 bands of 32 lanes (8 row lanes) of 256 splits, 16-bit 20,001 rows leave a
-# thread 9-10, 27,649 13-14, 100,001 48-49; fp32 sums of 33 columns past the
-# clusters' rows take off-boundary vectors (launch_column_sum).
+# 2 bands of 32 lanes (8 row lanes), a thread at least 16 rows a split, at most 256
+# splits: 16-bit 20,001 rows in 156 splits leave a thread 16-17, 27,649 in 216
+# 16-17, 100,001 in 256 48-49; int8 8,193 in 64 16-17. fp32 sums of 33 columns past
+# the clusters' rows take off-boundary vectors (launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
     (rows, four_byte, "column_cluster_kernel", [9, 8])
     for four_byte in (torch.float32, torch.int32)
@@ -656,7 +657,13 @@ for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
     COLUMN_A_THREAD_SUMS += [
         (rows, sixteen_bit, "column_cluster_kernel", [5, 8])
         for rows in (255, 777, 1555, 2001, 3073, 3841, 4099)
-    ] + [(rows, sixteen_bit, "column_sum_kernel", [2, 256]) for rows in (20001, 27649, 100001)]
+    ] + [
+        (rows, sixteen_bit, "column_sum_kernel", [2, splits])
+        for rows, splits in ((20001, 156), (27649, 216), (100001, 256))
+    ]
+COLUMN_A_THREAD_SUMS += [
+    (rows, torch.int8, "column_sum_kernel", [2, splits]) for rows, splits in ((8193, 64),)
+]
 
 
 @requires_cuda

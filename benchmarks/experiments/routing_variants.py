@@ -126,6 +126,22 @@ OTHER_TYPE_LARGER_CASES = [
     whole((20001, 66), torch.bool),
     whole((3001, 1001), torch.uint8),
 ]
+# Column sums that a column a thread reads through L2 in more splits than its
+# bands' clusters hold, which column-a-thread-fewer-l2-splits.patch gives at least
+# 16 rows a thread a split (min-rows-per-thread-switch.patch measured its int8,
+# 16-bit and bool cases in session 67); 8-byte and general-index ones untimed.
+COLUMN_A_THREAD_L2_CASES = [
+    whole((8193, 33), torch.int8),
+    whole((16384, 63), torch.int8),
+    whole((20001, 33), torch.int16),
+    whole((20001, 33), torch.bfloat16),
+    whole((27649, 33), torch.float16),
+    whole((100001, 33), torch.float16),
+    whole((20001, 66), torch.bool),
+    whole((20001, 33), torch.float64),
+    whole((50001, 33), torch.int64),
+    whole((8, 20001, 33), torch.bfloat16, (1,)),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -147,6 +163,7 @@ CASE_SETS = {
     "without_clusters": WITHOUT_CLUSTERS_CASES,
     "narrow_off_boundary": NARROW_OFF_BOUNDARY_CASES,
     "column_a_thread": COLUMN_A_THREAD_CASES,
+    "column_a_thread_l2": COLUMN_A_THREAD_L2_CASES,
     "small_clusters": SMALL_CLUSTER_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,

@@ -90,6 +90,9 @@ constexpr int64_t kMinRowsPerThread = kUnroll;
 // A thread's rows per split, at most, for which a column sum takes fewer
 // splits to finish in a cluster: 4 rounds of loads.
 constexpr int64_t kMaxClusterRowsPerThread = 4 * kUnroll;
+// A column a thread's rows per split, at least, where it splits through L2
+// (launch_band_kernels).
+constexpr int64_t kColumnAThreadL2RowsPerThread = 4 * kMinRowsPerThread;
 // The last block of a band reads the band's splits x band width partials,
 // each thread this many at most.
 constexpr int64_t kMaxPartialsPerThread = 32;
@@ -1068,6 +1071,23 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     if (then.load_rounds > now.load_rounds || then.finish_trips >= now.finish_trips) break;
     bands = narrower;
     splits = narrower_splits;
+  }
+  // A column a thread through L2: a quarter of the splits a round of loads a
+  // thread would take, and so a quarter of the partials its bands' last
+  // blocks read (the rules above, and launch_column_sum's choice between it
+  // and vectors, count it at the old splits). On an H200, dim=0
+  // (min-rows-per-thread-switch.patch, benchmarks/NOTES.md, session 67):
+  // int8 8193x33 6.69 us -> 4.58 (2 bands of 256 splits -> 64), 16384x63
+  // 6.66 -> 5.59, int16 20001x33 7.20 -> 5.80, bf16 6.66 -> 5.54, fp16
+  // 27649x33 6.79 -> 6.27, bool 20001x66 6.89 -> 6.45; off-boundary vectors
+  // lost (f64 3001x1001 9.65 -> 10.16), as did the int8 sums where the
+  // routing counted the column a thread at its fewer splits (8.3-8.6, in
+  // vectors).
+  if constexpr (kColumns == 1) {
+    if (splits > 1 && !clusters.holds(splits, bands.count)) {
+      splits =
+          std::clamp<int64_t>(rows / (bands.row_lanes * kColumnAThreadL2RowsPerThread), 1, splits);
+    }
   }
   if (bands.count <= INT_MAX && clusters.holds(splits, bands.count)) {
     const dim3 grid(static_cast<unsigned>(bands.count),
