@@ -572,7 +572,7 @@ SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
     (3001, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 11-12 rows
-    (2001, 33, torch.int16, [5, 8]),  # a column a thread: 8 lanes, 40 blocks, 7-8 rows
+    (2001, 33, torch.int16, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 3-4 rows
     (4001, 127, torch.float16, [16, 8]),  # a column a thread: 8 lanes, 128 blocks, 15-16 rows
     (6001, 33, torch.float32, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 11-12 rows
     # rows off the boundaries that a column a thread reads in these clusters before
@@ -583,17 +583,16 @@ SMALL_COLUMN_SUMS = [
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
     (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
     (64, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
-    # The other types' column a thread. 33 columns: bands of 4 lanes for 4- and 8-byte
-    # types (8-byte 16-byte spans, 2 lanes, would be 17 bands, 136 blocks), 16 for
-    # 1-byte ones; 1001 columns: 32 lanes, 256 blocks (two an SM). 16 rows a round but
-    # for 8-byte types (8).
+    # The other types' column a thread. 33 columns: bands of 4 lanes (8-byte types'
+    # 16-byte spans, 2 lanes, would be 17 bands, 136 blocks); 1001 columns: 32 lanes,
+    # 256 blocks (two an SM). 16 rows a round but for 8-byte types (8).
     (8001, 33, torch.int32, [9, 8]),  # 15-16 rows a thread
     (2048, 1001, torch.int32, [32, 8]),  # 32 rows a thread (off-boundary vectors before)
     (2001, 33, torch.int64, [9, 8]),  # 3-4 rows a thread
     (1001, 1001, torch.float64, [32, 8]),  # 15-16 rows a thread (vectors before)
-    (2001, 33, torch.int8, [3, 8]),  # 15-16 rows a thread
+    (2001, 33, torch.int8, [9, 8]),  # 3-4 rows a thread
     (2048, 1001, torch.uint8, [32, 8]),  # 32 rows a thread (vectors through L2 before)
-    (4001, 127, torch.bool, [8, 8]),  # 16 lanes: 31-32 rows a thread
+    (4001, 127, torch.bool, [16, 8]),  # 4 lanes: 15-16 rows a thread
 ]
 
 
@@ -626,27 +625,28 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # the other types narrower than 8 bytes in clusters, whose missing rows add zeros)
 # or 8, whose threads end with 0 to 15 or 0 to 7 rows for the last round, and on
 # sm_90 with 132 SMs the grid each takes: (rows, dtype, kernel, grid). In clusters
-# of 8 splits, 4- and 8-byte bands are 4 lanes (64 row lanes), 16-bit ones 8 (32
-# row lanes), 1-byte ones 16 (16 row lanes), and past 16 rows a thread (8 for
-# 8-byte types) a thread loads two rounds: 4-byte 511 rows leave a thread 0-1 rows,
-# 2001 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15,
-# 8193 16-17; 16-bit 255 0-1, 777 3-4, 1555 6-7, 2001 7-8, 3073 12-13, 3841 15-16,
-# 4099 16-17; 1-byte 255 1-2, 777 6-7, 1555 12-13, 2049 16-17, 3073 24-25, 4001
-# 31-32; 8-byte 777 1-2, 3001 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands
-# of 2 lanes 8-9 (past a block an SM, within two and 4 rounds of 8). Through L2 in
-# 2 bands of 32 lanes (8 row lanes), a thread at least 16 rows a split, at most 256
-# splits: 16-bit 20,001 rows in 156 splits leave a thread 16-17, 27,649 in 216
-# 16-17, 100,001 in 256 48-49; int8 8,193 in 64 16-17. fp32 sums of 33 columns past
-# the clusters' rows take off-boundary vectors (launch_column_sum).
+# of 8 splits, bands are 4 lanes (64 row lanes), and past 16 rows a thread (8 for
+# 8-byte types) a thread loads two rounds: 511 rows leave a thread 0-1 rows, 2001
+# 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193
+# 16-17, 16-bit 20,001 39-40 and 27,649 54-55 (4 rounds); 8-byte 777 1-2, 3001
+# 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2 lanes 8-9 (past a block
+# an SM, within two and 4 rounds of 8). Past the clusters' rows, 16-bit 100,001
+# rows go through L2 in 2 bands of 32 lanes (8 row lanes) of 256 splits, 48-49
+# rows a thread; fp32 sums of 33 columns take off-boundary vectors
+# (launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
-    (rows, four_byte, "column_cluster_kernel", [9, 8])
-    for four_byte in (torch.float32, torch.int32)
+    (rows, narrower_than_8_bytes, "column_cluster_kernel", [9, 8])
+    for narrower_than_8_bytes in (
+        torch.float32,
+        torch.int32,
+        torch.bfloat16,
+        torch.float16,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+    )
     for rows in (511, 2001, 3199, 4097, 5121, 6001, 6657, 7169, 8193)
-]
-COLUMN_A_THREAD_SUMS += [
-    (rows, one_byte, "column_cluster_kernel", [3, 8])
-    for one_byte in (torch.int8, torch.uint8, torch.bool)
-    for rows in (255, 777, 1555, 2049, 3073, 4001)
 ]
 COLUMN_A_THREAD_SUMS += [
     (rows, eight_byte, "column_cluster_kernel", [9, 8] if rows < 8193 else [17, 8])
@@ -655,15 +655,10 @@ COLUMN_A_THREAD_SUMS += [
 ]
 for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
     COLUMN_A_THREAD_SUMS += [
-        (rows, sixteen_bit, "column_cluster_kernel", [5, 8])
-        for rows in (255, 777, 1555, 2001, 3073, 3841, 4099)
-    ] + [
-        (rows, sixteen_bit, "column_sum_kernel", [2, splits])
-        for rows, splits in ((20001, 156), (27649, 216), (100001, 256))
+        (20001, sixteen_bit, "column_cluster_kernel", [9, 8]),
+        (27649, sixteen_bit, "column_cluster_kernel", [9, 8]),
+        (100001, sixteen_bit, "column_sum_kernel", [2, 256]),
     ]
-COLUMN_A_THREAD_SUMS += [
-    (rows, torch.int8, "column_sum_kernel", [2, splits]) for rows, splits in ((8193, 64),)
-]
 
 
 @requires_cuda
@@ -683,6 +678,25 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
         assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [torch.int8, torch.bfloat16], ids=str)
+def test_a_column_a_thread_through_l2_takes_16_rows_a_thread_a_split(dtype, tmp_path, seed):
+    """(4, 10000, 33)[::2] over dims (0, 1): 20,000 rows over two reduced dims that
+    do not coalesce, a column a thread in the general-index kernels, whose bands
+    small_sum_bands leaves at 32-byte spans and whose rounds it counts as kUnroll
+    rows: through L2 in 2 bands of 32 lanes (8 row lanes), where a wave would give
+    256 splits of 9-10 rows a thread and kColumnAThreadL2RowsPerThread gives 156
+    of 16-17 (column_sum.cu; the grid on sm_90 with 132 SMs)."""
+    x = random_shaped((4, 10000, 33), dtype, "cuda")[::2]
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0, 1]), tmp_path / "t.json")
+    if is_sm90_of_132_sms(x.device):
+        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
+        assert column_kernel_arguments(kernels[0][0]) == (1, False, False), kernels
+        assert kernels[0][1][:2] == [2, 156], kernels
+    result = torch.ops.reduce_opt.sum_v7(x, [0, 1])
+    assert_matches_torch(result, x, [0, 1], False, message=f"{seed=}")
 
 
 @requires_cuda

@@ -126,10 +126,10 @@ OTHER_TYPE_LARGER_CASES = [
     whole((20001, 66), torch.bool),
     whole((3001, 1001), torch.uint8),
 ]
-# Column sums that a column a thread reads through L2 in more splits than its
-# bands' clusters hold, which column-a-thread-fewer-l2-splits.patch gives at least
-# 16 rows a thread a split (min-rows-per-thread-switch.patch measured its int8,
-# 16-bit and bool cases in session 67); 8-byte and general-index ones untimed.
+# Column sums that a column a thread read through L2 in more splits than its
+# bands' clusters hold until session 68 (kColumnAThreadL2RowsPerThread's cases,
+# then 4-lane bands in clusters: column-a-thread-min-lanes-switch.patch), with
+# 8-byte and general-index ones beside them.
 COLUMN_A_THREAD_L2_CASES = [
     whole((8193, 33), torch.int8),
     whole((16384, 63), torch.int8),

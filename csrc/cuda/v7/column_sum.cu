@@ -751,14 +751,18 @@ __global__ void __launch_bounds__(kBlock)
 // kSpanBytes or more: the narrowest band into which launch_band_kernels
 // narrows a long column sum to finish in clusters or in fewer round trips
 // through L2 (256 bytes), a long sum over a few bands for more splits (128
-// bytes), and a small sum (small_sum_bands: 32 bytes, a sector; 16 for a
-// flat column a thread).
+// bytes), and a small sum (small_sum_bands: 32 bytes, a sector; for a flat
+// column a thread 16, or 4 lanes where those are fewer).
 template <typename InT, int kColumns, int kSpanBytes>
 constexpr int kSpanLanesLog2 = [] {
   int lanes_log2 = 0;
   while ((kColumns * int(sizeof(InT)) << lanes_log2) < kSpanBytes) ++lanes_log2;
   return lanes_log2;
 }();
+
+// The fewest column lanes (log2) of a flat column a thread's bands in
+// small_sum_bands' clusters, where 16-byte spans are more lanes (see there).
+constexpr int kColumnAThreadMinLanesLog2 = 2;
 
 // Bands of 2^column_lanes_log2 column lanes over `problem`'s columns.
 struct Bands {
@@ -890,7 +894,8 @@ struct BandLatencies {
 // narrower than 8 bytes, 8 for 8-byte ones), and its bands narrow down to
 // 16-byte row spans (one row's elements of a warp split over more bands, each
 // with more row lanes): counted in kUnroll rows of 32-byte spans, such sums
-// went through L2, or in clusters of wider bands. On an H200
+// went through L2, or in clusters of wider bands (since session 68 they narrow
+// further, to 4 lanes where those are fewer: below). On an H200
 // (routing_variants.py, benchmarks/NOTES.md, session 66), dim=0: fp16 4001x127
 // 5.07 us -> 3.84 (Inductor 3.39), 8001x127 5.41 -> 4.61 (3.85), bf16 4001x255
 // 4.86 -> 4.37 (3.82), 2000x1001 5.00 -> 4.61 (4.55), int16 8001x33 6.65 ->
@@ -904,6 +909,20 @@ struct BandLatencies {
 // (3.05), f64 2001x33 4.37 -> 3.02 (3.12), 1001x1001 5.86 -> 4.89 (5.41), int8
 // 2001x33 3.97 -> 3.19 (3.31), 2048x1001 8.73 -> 4.29 (4.40), 4001x127 5.51 ->
 // 4.16 (4.11).
+//
+// Session 68: a column a thread's bands narrow further, down to 4 column lanes
+// (8-byte spans of 2-byte types, 4-byte spans of 1-byte ones; 16-byte spans
+// stay the floor where they are fewer lanes, as for 8-byte types), so that
+// each band has more row lanes and the clusters more blocks, each with fewer
+// rows. On an H200 (routing_variants.py, benchmarks/NOTES.md, session 68),
+// dim=0, 16-byte spans -> 4 lanes: int8 8193x33 4.56 us -> 3.32 (Inductor
+// 3.95; through L2 before), 16384x63 5.59 -> 4.38 (3.67), 2001x33 3.16 -> 2.95
+// (3.28), 4001x127 4.09 -> 3.73 (4.07), bool 20001x66 6.43 -> 5.42 (4.32),
+// int16 20001x33 5.80 -> 4.74 (4.32), bf16 20001x33 5.60 -> 4.60 (3.57), fp16
+// 27649x33 6.26 -> 5.28 (3.82). Narrower than 4 lanes lost where it moved a
+// sum: 2 lanes of 2-byte types (int16 20001x33 5.07, bf16 4.79), 2 and 1 of
+// 4- and 8-byte types (fp32 20001x66 6.22 -> 8.59, int32 6.48 -> 8.84, f64
+// 20001x33 6.22 -> 8.73, int64 50001x33 9.79 -> 18.33).
 template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
@@ -916,7 +935,9 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
   // load_rounds_of's rounds in one of this kernel's rounds.
   constexpr int64_t kRoundsARound =
       kColumnAThread ? ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll : 1;
-  constexpr int kMinLanesLog2 = kSpanLanesLog2<InT, kColumns, (kColumnAThread ? 16 : 32)>;
+  constexpr int kMinLanesLog2 =
+      kColumnAThread ? std::min(kColumnAThreadMinLanesLog2, kSpanLanesLog2<InT, 1, 16>)
+                     : kSpanLanesLog2<InT, kColumns, 32>;
   struct Limit {
     int64_t blocks;
     int64_t rounds;
@@ -1082,7 +1103,10 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // 27649x33 6.79 -> 6.27, bool 20001x66 6.89 -> 6.45; off-boundary vectors
   // lost (f64 3001x1001 9.65 -> 10.16), as did the int8 sums where the
   // routing counted the column a thread at its fewer splits (8.3-8.6, in
-  // vectors).
+  // vectors). Since session 68 those flat sums take small_sum_bands'
+  // clusters of 4-lane bands, faster still; the rule stays for the sums that
+  // go through L2: on GPUs without clusters, and in the general-index
+  // kernels, whose bands small_sum_bands keeps at 32-byte spans.
   if constexpr (kColumns == 1) {
     if (splits > 1 && !clusters.holds(splits, bands.count)) {
       splits =
