@@ -227,8 +227,8 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         ),
         "64x2001x33 int16": shaped_ending_at_allocation_end((64, 2001, 33), torch.int16, 0),
         # A column a thread in small clusters, to the allocation's last element: int32
-        # and int8 rows of 16 loads, a last round's missing rows adding zeros (4 and 16
-        # lanes a band), and int64 rows of 8 loads.
+        # and int8 rows of 16 loads, a last round's missing rows adding zeros (4 lanes a
+        # band), and int64 rows of 8 loads.
         "8001x33 int32": shaped_ending_at_allocation_end((8001, 33), torch.int32, 0),
         "2001x33 int8": shaped_ending_at_allocation_end((2001, 33), torch.int8, 0),
         "2001x33 int64": shaped_ending_at_allocation_end((2001, 33), torch.int64, 0),

@@ -562,12 +562,12 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 # (sm_90, 132 multiprocessors), where the widest bands' splits would give a thread
 # more than a round of 4 rows or be more than a cluster: clusters of 8 splits of the
 # narrowest bands (rows read in spans of 32 bytes or more) whose blocks fill at most
-# one an SM, where a thread has at most 2 rounds; else at most two an SM and 4
-# rounds; else the shapes as before. Rows off the vector boundaries that take a
-# column a thread too, its bands down to spans of 16 bytes and its rounds the rows
-# its cluster kernel loads at once (16 for types narrower than 8 bytes, 8 for 8-byte
-# ones). (rows, columns, dtype, grid of the cluster kernel, or None for splits
-# through L2).
+# one an SM, where a thread has at most 2 rounds; else at most two an SM and 4 rounds;
+# else the shapes as before. Rows off the vector boundaries that take a column a
+# thread too, its bands down to 4 lanes (or spans of 16 bytes where those are fewer
+# lanes: 8-byte types) and its rounds the rows its cluster kernel loads at once (16
+# for types narrower than 8 bytes, 8 for 8-byte ones). (rows, columns, dtype, grid of
+# the cluster kernel, or None for splits through L2).
 SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
@@ -592,7 +592,7 @@ SMALL_COLUMN_SUMS = [
     (1001, 1001, torch.float64, [32, 8]),  # 15-16 rows a thread (vectors before)
     (2001, 33, torch.int8, [9, 8]),  # 3-4 rows a thread
     (2048, 1001, torch.uint8, [32, 8]),  # 32 rows a thread (vectors through L2 before)
-    (4001, 127, torch.bool, [16, 8]),  # 4 lanes: 15-16 rows a thread
+    (4001, 127, torch.bool, [16, 8]),  # 8 lanes (4: 256 blocks): 15-16 rows a thread
 ]
 
 
@@ -628,7 +628,8 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # of 8 splits, bands are 4 lanes (64 row lanes), and past 16 rows a thread (8 for
 # 8-byte types) a thread loads two rounds: 511 rows leave a thread 0-1 rows, 2001
 # 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193
-# 16-17, 16-bit 20,001 39-40 and 27,649 54-55 (4 rounds); 8-byte 777 1-2, 3001
+# 16-17, 16-bit 20,001 39-40 and 27,649 54-55 (within the second limit's 4 rounds
+# of 16); 8-byte 777 1-2, 3001
 # 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2 lanes 8-9 (past a block
 # an SM, within two and 4 rounds of 8). Past the clusters' rows, 16-bit 100,001
 # rows go through L2 in 2 bands of 32 lanes (8 row lanes) of 256 splits, 48-49
@@ -686,8 +687,8 @@ def test_a_column_a_thread_through_l2_takes_16_rows_a_thread_a_split(dtype, tmp_
     """(4, 10000, 33)[::2] over dims (0, 1): 20,000 rows over two reduced dims that
     do not coalesce, a column a thread in the general-index kernels, whose bands
     small_sum_bands leaves at 32-byte spans and whose rounds it counts as kUnroll
-    rows: through L2 in 2 bands of 32 lanes (8 row lanes), where a wave would give
-    256 splits of 9-10 rows a thread and kColumnAThreadL2RowsPerThread gives 156
+    rows: through L2 in 2 bands of 32 lanes (8 row lanes), where the finish's cap
+    gives 256 splits of 9-10 rows a thread and kColumnAThreadL2RowsPerThread 156
     of 16-17 (column_sum.cu; the grid on sm_90 with 132 SMs)."""
     x = random_shaped((4, 10000, 33), dtype, "cuda")[::2]
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0, 1]), tmp_path / "t.json")

@@ -115,7 +115,8 @@ OTHER_TYPE_CASES = [
 # Larger column sums of those types, which their fp32 twins' routes suggested
 # might move too (session 66's fp32 16384x63 lost 0.26 us): the int32, int64 and
 # uint8 ones moved into clusters in session 67, the int8 and bool ones split
-# through L2 (min-rows-per-thread-switch.patch).
+# through L2 (min-rows-per-thread-switch.patch) until session 68's 4-lane bands
+# took them into clusters too.
 OTHER_TYPE_LARGER_CASES = [
     whole((20001, 66), torch.int32),
     whole((16384, 63), torch.int32),
@@ -129,7 +130,8 @@ OTHER_TYPE_LARGER_CASES = [
 # Column sums that a column a thread read through L2 in more splits than its
 # bands' clusters hold until session 68 (kColumnAThreadL2RowsPerThread's cases,
 # then 4-lane bands in clusters: column-a-thread-min-lanes-switch.patch), with
-# 8-byte and general-index ones beside them.
+# 8-byte and general-index ones beside them, and 16-bit and int8 ones past the
+# clusters' rows (column-a-thread-narrow-l2-bands-switch.patch).
 COLUMN_A_THREAD_L2_CASES = [
     whole((8193, 33), torch.int8),
     whole((16384, 63), torch.int8),
@@ -137,6 +139,8 @@ COLUMN_A_THREAD_L2_CASES = [
     whole((20001, 33), torch.bfloat16),
     whole((27649, 33), torch.float16),
     whole((100001, 33), torch.float16),
+    whole((50001, 33), torch.bfloat16),
+    whole((70001, 33), torch.int8),
     whole((20001, 66), torch.bool),
     whole((20001, 33), torch.float64),
     whole((50001, 33), torch.int64),

@@ -761,7 +761,8 @@ constexpr int kSpanLanesLog2 = [] {
 }();
 
 // The fewest column lanes (log2) of a flat column a thread's bands in
-// small_sum_bands' clusters, where 16-byte spans are more lanes (see there).
+// small_sum_bands' clusters, where 16-byte spans are more lanes (see there):
+// a cap on the floor, which is 16-byte spans, 2 lanes, for 8-byte types.
 constexpr int kColumnAThreadMinLanesLog2 = 2;
 
 // Bands of 2^column_lanes_log2 column lanes over `problem`'s columns.
@@ -915,9 +916,9 @@ struct BandLatencies {
 // stay the floor where they are fewer lanes, as for 8-byte types), so that
 // each band has more row lanes and the clusters more blocks, each with fewer
 // rows. On an H200 (routing_variants.py, benchmarks/NOTES.md, session 68),
-// dim=0, 16-byte spans -> 4 lanes: int8 8193x33 4.56 us -> 3.32 (Inductor
-// 3.95; through L2 before), 16384x63 5.59 -> 4.38 (3.67), 2001x33 3.16 -> 2.95
-// (3.28), 4001x127 4.09 -> 3.73 (4.07), bool 20001x66 6.43 -> 5.42 (4.32),
+// dim=0, 16-byte spans -> 4 lanes (all but int8 2001x33 and 4001x127 through
+// L2 before): int8 8193x33 4.56 us -> 3.32 (Inductor 3.95), 16384x63 5.59 -> 4.38 (3.67),
+// 2001x33 3.16 -> 2.95 (3.28), 4001x127 4.09 -> 3.73 (4.07), bool 20001x66 6.43 -> 5.42 (4.32),
 // int16 20001x33 5.80 -> 4.74 (4.32), bf16 20001x33 5.60 -> 4.60 (3.57), fp16
 // 27649x33 6.26 -> 5.28 (3.82). Narrower than 4 lanes lost where it moved a
 // sum: 2 lanes of 2-byte types (int16 20001x33 5.07, bf16 4.79), 2 and 1 of
@@ -992,7 +993,8 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // 3.93-3.98 to 4.07, slower; both then behind Inductor's two launches.
   // Both ahead now: 3001x66 with 16 fp32 loads (3.05 us against 3.23,
   // session 65), 2001x33 in small_sum_bands' 16-byte spans for a column a
-  // thread (2.99 against 3.24, session 66).
+  // thread (2.99 against 3.24, session 66; in its 4-lane bands since session
+  // 68, 2.98).
   std::optional<Bands> small;
   if constexpr (!kOffBoundary) {
     small =
@@ -1105,8 +1107,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // routing counted the column a thread at its fewer splits (8.3-8.6, in
   // vectors). Since session 68 those flat sums take small_sum_bands'
   // clusters of 4-lane bands, faster still; the rule stays for the sums that
-  // go through L2: on GPUs without clusters, and in the general-index
-  // kernels, whose bands small_sum_bands keeps at 32-byte spans.
+  // go through L2: on GPUs without clusters, in the general-index kernels,
+  // whose bands small_sum_bands keeps at 32-byte spans, and past the rows
+  // its clusters take. Splits it leaves within a cluster launch in one.
   if constexpr (kColumns == 1) {
     if (splits > 1 && !clusters.holds(splits, bands.count)) {
       splits =
