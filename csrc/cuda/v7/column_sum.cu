@@ -913,17 +913,19 @@ struct BandLatencies {
 //
 // Session 68: a column a thread's bands narrow further, down to 4 column lanes
 // (8-byte spans of 2-byte types, 4-byte spans of 1-byte ones; 16-byte spans
-// stay the floor where they are fewer lanes, as for 8-byte types), so that
-// each band has more row lanes and the clusters more blocks, each with fewer
-// rows. On an H200 (routing_variants.py, benchmarks/NOTES.md, session 68),
-// dim=0, 16-byte spans -> 4 lanes (all but int8 2001x33 and 4001x127 through
-// L2 before): int8 8193x33 4.56 us -> 3.32 (Inductor 3.95), 16384x63 5.59 -> 4.38 (3.67),
-// 2001x33 3.16 -> 2.95 (3.28), 4001x127 4.09 -> 3.73 (4.07), bool 20001x66 6.43 -> 5.42 (4.32),
-// int16 20001x33 5.80 -> 4.74 (4.32), bf16 20001x33 5.60 -> 4.60 (3.57), fp16
-// 27649x33 6.26 -> 5.28 (3.82). Narrower than 4 lanes lost where it moved a
-// sum: 2 lanes of 2-byte types (int16 20001x33 5.07, bf16 4.79), 2 and 1 of
-// 4- and 8-byte types (fp32 20001x66 6.22 -> 8.59, int32 6.48 -> 8.84, f64
-// 20001x33 6.22 -> 8.73, int64 50001x33 9.79 -> 18.33).
+// stay the floor where they are fewer lanes, as for 8-byte types), so that each
+// band has more row lanes and the clusters more blocks, each with fewer rows.
+// On an H200 (routing_variants.py, benchmarks/NOTES.md, session 68), dim=0,
+// 16-byte spans -> 4 lanes (all but int8 2001x33 and 4001x127 through L2
+// before): int8 8193x33 4.56 us -> 3.32 (Inductor 3.95), 16384x63 5.59 -> 4.38
+// (3.67), 2001x33 3.16 -> 2.95 (3.28), 4001x127 4.09 -> 3.73 (4.07), bool
+// 20001x66 6.43 -> 5.42 (4.32), int16 20001x33 5.80 -> 4.74 (4.32), bf16
+// 20001x33 5.60 -> 4.60 (3.57), fp16 27649x33 6.26 -> 5.28 (3.82). Narrower
+// than 4 lanes lost where it moved a sum: 2 lanes of 2-byte types (int16
+// 20001x33 5.07, bf16 4.79), 2 and 1 of 4- and 8-byte types (fp32 20001x66 6.22
+// -> 8.59, int32 6.48 -> 8.84, f64 20001x33 6.22 -> 8.73, int64 50001x33 9.79
+// -> 18.33). Not timed: the sums the second limit took in wider bands, which
+// now take twice their blocks (16-bit 10001x66, 9 bands -> 17; NOTES, Next).
 template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
