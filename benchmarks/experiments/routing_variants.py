@@ -146,6 +146,21 @@ COLUMN_A_THREAD_L2_CASES = [
     whole((50001, 33), torch.int64),
     whole((8, 20001, 33), torch.bfloat16, (1,)),
 ]
+# Column sums of 1- and 2-byte types that small_sum_bands' second limit (two
+# blocks an SM, 4 rounds) took in wider bands, or sent through L2, until the
+# 4-lane floor of session 68 moved them, untimed, to twice the blocks (per the
+# model of its rules; helper-45's review): column-a-thread-min-lanes-switch.patch
+# on 5ad9c60, letters A and e/f, times both.
+SECOND_LIMIT_CASES = [
+    whole((10001, 66), torch.bfloat16),
+    whole((16001, 66), torch.bfloat16),
+    whole((9001, 100), torch.float16),
+    whole((12001, 127), torch.float16),
+    whole((8001, 255), torch.int8),
+    whole((12001, 255), torch.int8),
+    whole((20001, 33), torch.int8),
+    whole((10001, 66), torch.int8),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -168,6 +183,7 @@ CASE_SETS = {
     "narrow_off_boundary": NARROW_OFF_BOUNDARY_CASES,
     "column_a_thread": COLUMN_A_THREAD_CASES,
     "column_a_thread_l2": COLUMN_A_THREAD_L2_CASES,
+    "second_limit": SECOND_LIMIT_CASES,
     "small_clusters": SMALL_CLUSTER_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
