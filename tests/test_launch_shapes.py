@@ -621,20 +621,18 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
 
 
-# Sums of 33 columns, a column a thread with 16 rows' loads in flight (fp32, and
-# the other types narrower than 8 bytes in clusters, whose missing rows add zeros)
-# or 8, whose threads end with 0 to 15 or 0 to 7 rows for the last round, and on
-# sm_90 with 132 SMs the grid each takes: (rows, dtype, kernel, grid). In clusters
-# of 8 splits, bands are 4 lanes (64 row lanes), and past 16 rows a thread (8 for
-# 8-byte types) a thread loads two rounds: 511 rows leave a thread 0-1 rows, 2001
-# 3-4, 3199 6-7, 4097 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193
-# 16-17, 16-bit 20,001 39-40 and 27,649 54-55 (within the second limit's 4 rounds
-# of 16); 8-byte 777 1-2, 3001
-# 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2 lanes 8-9 (past a block
-# an SM, within two and 4 rounds of 8). Past the clusters' rows, 16-bit 100,001
-# rows go through L2 in 2 bands of 32 lanes (8 row lanes) of 256 splits, 48-49
-# rows a thread; fp32 sums of 33 columns take off-boundary vectors
-# (launch_column_sum).
+# Sums of 33 columns, a column a thread with 16 rows' loads in flight (fp32, and the
+# other types narrower than 8 bytes in clusters, whose missing rows add zeros) or 8,
+# whose threads end with 0 to 15 or 0 to 7 rows for the last round, and on sm_90 with
+# 132 SMs the grid each takes: (rows, dtype, kernel, grid). In clusters of 8 splits,
+# bands are 4 lanes (64 row lanes), and past 16 rows a thread (8 for 8-byte types) a
+# thread loads two rounds: 511 rows leave a thread 0-1 rows, 2001 3-4, 3199 6-7, 4097
+# 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193 16-17, 16-bit 20,001 39-40
+# and 27,649 54-55 (within the second limit's 4 rounds of 16); 8-byte 777 1-2, 3001
+# 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2 lanes 8-9 (past a block an
+# SM, within two and 4 rounds of 8). Past the clusters' rows, 16-bit 100,001 rows go
+# through L2 in 2 bands of 32 lanes (8 row lanes) of 256 splits, 48-49 rows a thread;
+# fp32 sums of 33 columns take off-boundary vectors (launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
     (rows, narrower_than_8_bytes, "column_cluster_kernel", [9, 8])
     for narrower_than_8_bytes in (
