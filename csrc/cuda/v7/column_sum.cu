@@ -761,9 +761,10 @@ constexpr int kSpanLanesLog2 = [] {
 }();
 
 // The fewest column lanes (log2) of a flat column a thread's bands in
-// small_sum_bands' clusters, where 16-byte spans are more lanes (see there):
-// a cap on the floor, which is 16-byte spans, 2 lanes, for 8-byte types.
-constexpr int kColumnAThreadMinLanesLog2 = 2;
+// small_sum_bands' clusters: 4 lanes, or 16-byte spans where those are fewer
+// (8-byte types: 2 lanes; see there).
+template <typename InT>
+constexpr int kColumnAThreadMinLanesLog2 = std::min(2, kSpanLanesLog2<InT, 1, 16>);
 
 // Bands of 2^column_lanes_log2 column lanes over `problem`'s columns.
 struct Bands {
@@ -939,8 +940,7 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
   constexpr int64_t kRoundsARound =
       kColumnAThread ? ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll : 1;
   constexpr int kMinLanesLog2 =
-      kColumnAThread ? std::min(kColumnAThreadMinLanesLog2, kSpanLanesLog2<InT, 1, 16>)
-                     : kSpanLanesLog2<InT, kColumns, 32>;
+      kColumnAThread ? kColumnAThreadMinLanesLog2<InT> : kSpanLanesLog2<InT, kColumns, 32>;
   struct Limit {
     int64_t blocks;
     int64_t rounds;
