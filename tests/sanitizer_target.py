@@ -232,6 +232,9 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "8001x33 int32": shaped_ending_at_allocation_end((8001, 33), torch.int32, 0),
         "2001x33 int8": shaped_ending_at_allocation_end((2001, 33), torch.int8, 0),
         "2001x33 int64": shaped_ending_at_allocation_end((2001, 33), torch.int64, 0),
+        # A column a thread through L2 in bands of 4 lanes (the widest would leave 31 of
+        # 64 lanes idle), a wave's splits finished by each band's last block.
+        "70001x33 int8": shaped_ending_at_allocation_end((70001, 33), torch.int8, 0),
         # The same vectors of 8-, 4- and 1-byte elements (8-byte vectors of 1-byte
         # ones): ending half a vector past a boundary, and on one.
         "1024x2049 float64, 1 element in": shaped_ending_at_allocation_end(

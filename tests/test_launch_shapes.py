@@ -562,8 +562,9 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 # (sm_90, 132 multiprocessors), where the widest bands' splits would give a thread
 # more than a round of 4 rows or be more than a cluster: clusters of 8 splits of the
 # narrowest bands (rows read in spans of 32 bytes or more) whose blocks fill at most
-# one an SM, where a thread has at most 2 rounds; else at most two an SM and 4 rounds;
-# else the shapes as before. Rows off the vector boundaries that take a column a
+# one an SM, where a thread has at most 2 rounds; else, for a column a thread of 2 or
+# 4 bytes, one an SM and 4 rounds; else at most two an SM and 4 rounds; else the
+# shapes as before. Rows off the vector boundaries that take a column a
 # thread too, its bands down to 4 lanes (or spans of 16 bytes where those are fewer
 # lanes: 8-byte types) and its rounds the rows its cluster kernel loads at once (16
 # for types narrower than 8 bytes, 8 for 8-byte ones). (rows, columns, dtype, grid of
@@ -593,6 +594,13 @@ SMALL_COLUMN_SUMS = [
     (2001, 33, torch.int8, [9, 8]),  # 3-4 rows a thread
     (2048, 1001, torch.uint8, [32, 8]),  # 32 rows a thread (vectors through L2 before)
     (4001, 127, torch.bool, [16, 8]),  # 8 lanes (4: 256 blocks): 15-16 rows a thread
+    # Past one block an SM at 2 rounds, a column a thread of 2 or 4 bytes takes one an
+    # SM at up to 4 rounds; 1- and 8-byte ones take two an SM first.
+    (12001, 127, torch.float16, [16, 8]),  # 8 lanes, 46-47 rows (4: 256 blocks of 23-24)
+    (16001, 66, torch.bfloat16, [9, 8]),  # 8 lanes, 62-63 rows (4: 136 blocks of 31-32)
+    (12001, 67, torch.float32, [9, 8]),  # 8 lanes, 46-47 rows (4: 136 blocks of 23-24)
+    (10001, 66, torch.int8, [17, 8]),  # 4 lanes, 136 blocks, 19-20 rows (8: 9 bands, 39-40)
+    (12001, 33, torch.int64, [17, 8]),  # 2 lanes, 136 blocks, 11-12 rows (4: 9 bands, 23-24)
 ]
 
 
@@ -630,8 +638,10 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193 16-17, 16-bit 20,001 39-40
 # and 27,649 54-55 (within the second limit's 4 rounds of 16); 8-byte 777 1-2, 3001
 # 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2 lanes 8-9 (past a block an
-# SM, within two and 4 rounds of 8). Past the clusters' rows, 16-bit 100,001 rows go
-# through L2 in 2 bands of 32 lanes (8 row lanes) of 256 splits, 48-49 rows a thread;
+# SM, within two and 4 rounds of 8), and 1-byte 20,001 rows 39-40. Past the clusters'
+# rows, 16-bit and 1-byte 100,001 rows go through L2 in 9 bands of 4 lanes (64 row
+# lanes) of 58 splits (a wave), 26-27 rows a thread: their widest bands, 2 of 32
+# lanes, leave 31 of 64 lanes idle (test_a_column_a_thread_through_l2_narrows_...);
 # fp32 sums of 33 columns take off-boundary vectors (launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
     (rows, narrower_than_8_bytes, "column_cluster_kernel", [9, 8])
@@ -656,7 +666,12 @@ for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
     COLUMN_A_THREAD_SUMS += [
         (20001, sixteen_bit, "column_cluster_kernel", [9, 8]),
         (27649, sixteen_bit, "column_cluster_kernel", [9, 8]),
-        (100001, sixteen_bit, "column_sum_kernel", [2, 256]),
+        (100001, sixteen_bit, "column_sum_kernel", [9, 58]),
+    ]
+for one_byte in (torch.int8, torch.uint8, torch.bool):
+    COLUMN_A_THREAD_SUMS += [
+        (20001, one_byte, "column_cluster_kernel", [9, 8]),
+        (100001, one_byte, "column_sum_kernel", [9, 58]),
     ]
 
 
@@ -673,6 +688,38 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
         assert len(kernels) == 1 and kernel in kernels[0][0], kernels
+        assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
+        assert kernels[0][1][:2] == grid, kernels
+    result = torch.ops.reduce_opt.sum_v7(x, [0])
+    assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
+
+
+# Long sums of a flat column a thread through L2 (sm_90, 132 SMs): where the widest
+# bands (32 lanes) leave a third or more of their lanes idle, bands of 4 lanes of a
+# wave's splits; else the widest, 256 splits (the finish's cap) or a wave's.
+# (rows, columns, dtype, grid)
+NARROW_L2_BAND_SUMS = [
+    (100001, 41, torch.float16, [11, 48]),  # 23 of 64 lanes idle
+    (100001, 45, torch.float16, [2, 256]),  # 19 of 64
+    (100001, 65, torch.float16, [3, 176]),  # 31 of 96
+    (70001, 41, torch.int8, [11, 48]),
+    (70001, 51, torch.int8, [2, 256]),  # 13 of 64
+]
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("rows", "columns", "dtype", "grid"),
+    NARROW_L2_BAND_SUMS,
+    ids=[f"{rows}x{columns}-{dtype}" for rows, columns, dtype, _ in NARROW_L2_BAND_SUMS],
+)
+def test_a_column_a_thread_through_l2_narrows_bands_a_third_idle(
+    rows, columns, dtype, grid, tmp_path, seed
+):
+    x = random_shaped((rows, columns), dtype, "cuda")
+    kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
+    if is_sm90_of_132_sms(x.device):
+        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
         assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
         assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])

@@ -161,6 +161,32 @@ SECOND_LIMIT_CASES = [
     whole((20001, 33), torch.int8),
     whole((10001, 66), torch.int8),
 ]
+# Long column sums of 33-1001 columns past the rows of small_sum_bands' clusters,
+# which a flat column a thread reads through L2 in its widest bands, beside
+# column_a_thread_l2's 33-column ones:
+# column-a-thread-narrow-l2-bands-switch.patch.
+COLUMN_A_THREAD_LONG_CASES = [
+    whole((100001, 127), torch.float16),
+    whole((50001, 255), torch.bfloat16),
+    whole((70001, 1001), torch.int8),
+    whole((200001, 66), torch.float16),
+    whole((300001, 33), torch.int16),
+    whole((100001, 67), torch.float32),
+    whole((1000001, 33), torch.float16),
+    whole((1000001, 33), torch.int8),
+]
+# Long column sums that a flat column a thread reads through L2 in its widest
+# bands (32 column lanes), of 35-97 columns, whose last band is 3-100% full:
+# where narrower bands stop paying (column-a-thread-narrow-l2-bands-switch.patch).
+NARROW_L2_WIDTH_CASES = [
+    whole((100001, columns), torch.float16) for columns in (35, 37, 41, 45, 51, 57, 65, 97)
+] + [whole((70001, columns), torch.int8) for columns in (41, 51)]
+# Column sums of 8-byte types that a column a thread reads in clusters at the
+# second limit of small_sum_bands (two blocks an SM) or, since session 69, at
+# one block an SM with twice the rounds first.
+EIGHT_BYTE_SECOND_LIMIT_CASES = [
+    whole((rows, 33), dtype) for dtype in (torch.int64, torch.float64) for rows in (8193, 12001)
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -184,6 +210,9 @@ CASE_SETS = {
     "column_a_thread": COLUMN_A_THREAD_CASES,
     "column_a_thread_l2": COLUMN_A_THREAD_L2_CASES,
     "second_limit": SECOND_LIMIT_CASES,
+    "column_a_thread_long": COLUMN_A_THREAD_LONG_CASES,
+    "narrow_l2_widths": NARROW_L2_WIDTH_CASES,
+    "eight_byte_second_limit": EIGHT_BYTE_SECOND_LIMIT_CASES,
     "small_clusters": SMALL_CLUSTER_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,

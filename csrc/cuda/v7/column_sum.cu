@@ -925,8 +925,12 @@ struct BandLatencies {
 // than 4 lanes lost where it moved a sum: 2 lanes of 2-byte types (int16
 // 20001x33 5.07, bf16 4.79), 2 and 1 of 4- and 8-byte types (fp32 20001x66 6.22
 // -> 8.59, int32 6.48 -> 8.84, f64 20001x33 6.22 -> 8.73, int64 50001x33 9.79
-// -> 18.33). Not timed: the sums the second limit took in wider bands, which
-// now take twice their blocks (16-bit 10001x66, 9 bands -> 17; NOTES, Next).
+// -> 18.33). The sums the second limit had taken in wider bands took twice
+// their blocks (timed in session 69, 16-byte spans -> 4 lanes): the 16-bit ones
+// lost, bf16 10001x66 4.64 -> 4.63, 16001x66 5.46 -> 5.71, fp16 9001x100 4.86 ->
+// 5.11, 12001x127 5.48 -> 6.44, and a rule below takes them back to one block an
+// SM; the 1-byte ones gained or kept, int8 20001x33 5.93 -> 4.62, 10001x66 5.22
+// -> 4.45 (both from L2), 8001x255 5.68 -> 5.61, 12001x255 6.74 -> 6.67.
 template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
@@ -941,22 +945,32 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
       kColumnAThread ? ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll : 1;
   constexpr int kMinLanesLog2 =
       kColumnAThread ? kColumnAThreadMinLanesLog2<InT> : kSpanLanesLog2<InT, kColumns, 32>;
-  struct Limit {
-    int64_t blocks;
-    int64_t rounds;
-  };
-  for (const Limit limit :
-       {Limit{sm_count, 2 * kRoundsARound}, Limit{2 * int64_t(sm_count), 4 * kRoundsARound}}) {
+  const auto narrowest_within = [&](int64_t blocks, int64_t rounds) -> std::optional<Bands> {
     for (int lanes_log2 = kMinLanesLog2; lanes_log2 <= widest.shape.column_lanes_log2;
          ++lanes_log2) {
       const Bands bands = bands_of<kColumns>(problem, lanes_log2);
-      if (bands.count * kSplits > limit.blocks || !clusters.holds(kSplits, bands.count)) continue;
+      if (bands.count * kSplits > blocks || !clusters.holds(kSplits, bands.count)) continue;
       // The narrowest bands within the blocks have the fewest rounds.
-      if (load_rounds_of(bands, kSplits, rows) <= limit.rounds) return bands;
+      if (load_rounds_of(bands, kSplits, rows) <= rounds) return bands;
       break;
     }
+    return std::nullopt;
+  };
+  if (auto bands = narrowest_within(sm_count, 2 * kRoundsARound)) return bands;
+  // A column a thread of 2 or 4 bytes takes up to twice the rounds at one
+  // block an SM before a second block an SM. On an H200
+  // (column-a-thread-second-limit-switch.patch, benchmarks/NOTES.md, session
+  // 69), dim=0, two blocks an SM -> one: fp16 12001x127, 32 bands -> 16,
+  // 6.39-6.44 us -> 5.43-5.49 (Inductor 4.39), 9001x100 5.07-5.11 ->
+  // 4.80-4.86, bf16 16001x66 5.65-5.71 -> 5.37-5.47, fp32 12001x67 5.01-5.07
+  // -> 4.91-4.97, bf16 10001x66 4.59-4.63 -> 4.57-4.64. 1- and 8-byte ones
+  // keep the second block, which lost less or gained: int8 8001x255
+  // 5.52-5.61 -> 5.60-5.66, 10001x66 4.41-4.45 -> 4.46-4.53; int64 12001x33
+  // 4.95 -> 5.33, f64 5.00 -> 5.41 (8193x33 4.39 -> 4.33, 4.47 -> 4.43).
+  if constexpr (kColumnAThread && (sizeof(InT) == 2 || sizeof(InT) == 4)) {
+    if (auto bands = narrowest_within(sm_count, 4 * kRoundsARound)) return bands;
   }
-  return std::nullopt;
+  return narrowest_within(2 * int64_t(sm_count), 4 * kRoundsARound);
 }
 
 // The largest element offset of `index` (strides are never negative).
@@ -1113,6 +1127,30 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // whose bands small_sum_bands keeps at 32-byte spans, and past the rows
   // its clusters take. Splits it leaves within a cluster launch in one.
   if constexpr (kColumns == 1) {
+    // A flat column a thread of 1 or 2 bytes whose bands leave a third or
+    // more of their column lanes idle (a band of 32 lanes over the last of 33
+    // columns loads its rows with one thread of 32, as many blocks as the
+    // full band): the narrowest bands of small_sum_bands instead, whose
+    // blocks are (nearly) full, each split as a wave and a round of loads
+    // allow. Not timed on 4- and 8-byte types, whose measured sums of 33-67
+    // columns this long take off-boundary vectors (launch_column_sum). On
+    // an H200 (column-a-thread-narrow-l2-bands-switch.patch,
+    // benchmarks/NOTES.md, session 69), dim=0, 2 bands of 256 splits -> 4-lane
+    // bands: fp16 100001x33 9.59 us -> 7.81 (Inductor 5.91), 100001x35 9.69 ->
+    // 7.91, 100001x37 9.69 -> 8.44, 100001x41 9.80 -> 9.73, 1000001x33 43.55
+    // -> 40.89, bf16 50001x33 7.72 -> 6.09, int16 300001x33 17.29 -> 15.85,
+    // int8 70001x33 9.66 -> 6.16 (6.30), 70001x41 9.68 -> 7.53, 1000001x33
+    // 48.75 -> 27.96. Where fewer lanes were idle, 4 lanes lost (fp16
+    // 100001x45 9.94 -> 10.28, 100001x65 in 3 bands 10.95 -> 15.88, 100001x97
+    // 12.84 -> 21.11), though 1-byte ones gained (int8 70001x51 9.72 -> 8.02).
+    if constexpr (kFlat && sizeof(InT) <= 2) {
+      const int64_t lanes = ceil_div(problem.inner_outputs, int64_t(bands.width)) * bands.width;
+      if (splits > 1 && !clusters.holds(splits, bands.count) &&
+          3 * (lanes - problem.inner_outputs) >= lanes) {
+        bands = bands_of<1>(problem, kColumnAThreadMinLanesLog2<InT>);
+        splits = band_splits(bands, rows, wave);
+      }
+    }
     if (splits > 1 && !clusters.holds(splits, bands.count)) {
       splits =
           std::clamp<int64_t>(rows / (bands.row_lanes * kColumnAThreadL2RowsPerThread), 1, splits);
