@@ -182,8 +182,9 @@ NARROW_L2_WIDTH_CASES = [
     whole((100001, columns), torch.float16) for columns in (35, 37, 41, 45, 51, 57, 65, 97)
 ] + [whole((70001, columns), torch.int8) for columns in (41, 51)]
 # Column sums of 8-byte types that a column a thread reads in clusters at the
-# second limit of small_sum_bands (two blocks an SM) or, since session 69, at
-# one block an SM with twice the rounds first.
+# second limit of small_sum_bands (two blocks an SM), or at one block an SM with
+# twice the rounds first, as 2- and 4-byte ones do since session 69
+# (column-a-thread-second-limit-eight-byte-switch.patch, letter E).
 EIGHT_BYTE_SECOND_LIMIT_CASES = [
     whole((rows, 33), dtype) for dtype in (torch.int64, torch.float64) for rows in (8193, 12001)
 ]

@@ -875,8 +875,9 @@ struct BandLatencies {
 // shape so far (its `widest` bands in `splits` splits) gives a thread more
 // than one round of loads or is more splits than a cluster: the narrowest
 // bands whose clusters fill at most a block an SM, where a thread then has
-// at most 2 rounds of loads, else at most two blocks an SM and 4 rounds;
-// none where neither holds. Such a sum is a chain of latencies (the launch,
+// at most 2 rounds of loads, else (a column a thread of 2 or 4 bytes) a
+// block an SM and 4 rounds, else at most two blocks an SM and 4 rounds;
+// none where none holds. Such a sum is a chain of latencies (the launch,
 // a round of loads, the lane tree, the gather), and these shapes keep it
 // shortest. Timed in every band width and split counts of 1-4 rounds a
 // thread, a wave and 8 on an H200 (small_columns.py; benchmarks/NOTES.md,
@@ -927,9 +928,9 @@ struct BandLatencies {
 // -> 8.59, int32 6.48 -> 8.84, f64 20001x33 6.22 -> 8.73, int64 50001x33 9.79
 // -> 18.33). The sums the second limit had taken in wider bands took twice
 // their blocks (timed in session 69, 16-byte spans -> 4 lanes): the 16-bit ones
-// lost, bf16 10001x66 4.64 -> 4.63, 16001x66 5.46 -> 5.71, fp16 9001x100 4.86 ->
-// 5.11, 12001x127 5.48 -> 6.44, and a rule below takes them back to one block an
-// SM; the 1-byte ones gained or kept, int8 20001x33 5.93 -> 4.62, 10001x66 5.22
+// lost or kept, bf16 16001x66 5.46 -> 5.71, fp16 9001x100 4.86 -> 5.11, 12001x127
+// 5.48 -> 6.44, bf16 10001x66 4.64 -> 4.63, and a rule below takes them back to
+// one block an SM; the 1-byte ones gained or kept, int8 20001x33 5.93 -> 4.62, 10001x66 5.22
 // -> 4.45 (both from L2), 8001x255 5.68 -> 5.61, 12001x255 6.74 -> 6.67.
 template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
@@ -964,9 +965,10 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
   // 6.39-6.44 us -> 5.43-5.49 (Inductor 4.39), 9001x100 5.07-5.11 ->
   // 4.80-4.86, bf16 16001x66 5.65-5.71 -> 5.37-5.47, fp32 12001x67 5.01-5.07
   // -> 4.91-4.97, bf16 10001x66 4.59-4.63 -> 4.57-4.64. 1- and 8-byte ones
-  // keep the second block, which lost less or gained: int8 8001x255
-  // 5.52-5.61 -> 5.60-5.66, 10001x66 4.41-4.45 -> 4.46-4.53; int64 12001x33
-  // 4.95 -> 5.33, f64 5.00 -> 5.41 (8193x33 4.39 -> 4.33, 4.47 -> 4.43).
+  // keep the second block first: one block an SM lost for 1-byte ones,
+  // int8 8001x255 5.52-5.61 -> 5.60-5.66, 10001x66 4.41-4.45 -> 4.46-4.53,
+  // and was mixed for 8-byte ones, int64 12001x33 4.95 -> 5.33, f64 5.00 ->
+  // 5.41, against 8193x33 4.39 -> 4.33, 4.47 -> 4.43.
   if constexpr (kColumnAThread && (sizeof(InT) == 2 || sizeof(InT) == 4)) {
     if (auto bands = narrowest_within(sm_count, 4 * kRoundsARound)) return bands;
   }
@@ -1132,8 +1134,10 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // columns loads its rows with one thread of 32, as many blocks as the
     // full band): the narrowest bands of small_sum_bands instead, whose
     // blocks are (nearly) full, each split as a wave and a round of loads
-    // allow. Not timed on 4- and 8-byte types, whose measured sums of 33-67
-    // columns this long take off-boundary vectors (launch_column_sum). On
+    // allow, where those still split through L2 (fewer splits in clusters,
+    // or no splits, were not timed). Not timed on 4- and 8-byte types, whose
+    // measured sums of 33-67 columns this long take off-boundary vectors
+    // (launch_column_sum), nor on GPUs without clusters. On
     // an H200 (column-a-thread-narrow-l2-bands-switch.patch,
     // benchmarks/NOTES.md, session 69), dim=0, 2 bands of 256 splits -> 4-lane
     // bands: fp16 100001x33 9.59 us -> 7.81 (Inductor 5.91), 100001x35 9.69 ->
@@ -1147,8 +1151,12 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
       const int64_t lanes = ceil_div(problem.inner_outputs, int64_t(bands.width)) * bands.width;
       if (splits > 1 && !clusters.holds(splits, bands.count) &&
           3 * (lanes - problem.inner_outputs) >= lanes) {
-        bands = bands_of<1>(problem, kColumnAThreadMinLanesLog2<InT>);
-        splits = band_splits(bands, rows, wave);
+        const Bands narrowest = bands_of<1>(problem, kColumnAThreadMinLanesLog2<InT>);
+        const int64_t narrowest_splits = band_splits(narrowest, rows, wave);
+        if (narrowest_splits > 1 && !clusters.holds(narrowest_splits, narrowest.count)) {
+          bands = narrowest;
+          splits = narrowest_splits;
+        }
       }
     }
     if (splits > 1 && !clusters.holds(splits, bands.count)) {
