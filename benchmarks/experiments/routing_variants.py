@@ -188,6 +188,15 @@ NARROW_L2_WIDTH_CASES = [
 EIGHT_BYTE_SECOND_LIMIT_CASES = [
     whole((rows, 33), dtype) for dtype in (torch.int64, torch.float64) for rows in (8193, 12001)
 ]
+# int32 sums that small_sum_bands' middle limit (a block an SM at 4 rounds) moves,
+# untimed (fp32 timed), with an fp32 twin; and 1-byte sums through L2 whose widest
+# bands leave fewer than a third of their lanes idle:
+# column-a-thread-int32-and-one-byte-l2-switch.patch.
+INT32_AND_ONE_BYTE_CASES = [
+    whole((12001, 67), torch.int32),
+    whole((9001, 100), torch.int32),
+    whole((9001, 100), torch.float32),
+] + [whole((70001, columns), torch.int8) for columns in (51, 65, 97, 127)]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -214,6 +223,7 @@ CASE_SETS = {
     "column_a_thread_long": COLUMN_A_THREAD_LONG_CASES,
     "narrow_l2_widths": NARROW_L2_WIDTH_CASES,
     "eight_byte_second_limit": EIGHT_BYTE_SECOND_LIMIT_CASES,
+    "int32_and_one_byte": INT32_AND_ONE_BYTE_CASES,
     "small_clusters": SMALL_CLUSTER_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
