@@ -188,10 +188,10 @@ NARROW_L2_WIDTH_CASES = [
 EIGHT_BYTE_SECOND_LIMIT_CASES = [
     whole((rows, 33), dtype) for dtype in (torch.int64, torch.float64) for rows in (8193, 12001)
 ]
-# int32 sums that small_sum_bands' middle limit (a block an SM at 4 rounds) moves,
-# untimed (fp32 timed), with an fp32 twin; and 1-byte sums through L2 whose widest
+# int32 sums that small_sum_bands' middle limit (a block an SM at 4 rounds) might
+# move (fp32 was timed), with an fp32 twin; and 1-byte sums through L2 whose widest
 # bands leave fewer than a third of their lanes idle:
-# column-a-thread-int32-and-one-byte-l2-switch.patch.
+# column-a-thread-int32-and-one-byte-l2-switch.patch (NOTES session 69, call 5).
 INT32_AND_ONE_BYTE_CASES = [
     whole((12001, 67), torch.int32),
     whole((9001, 100), torch.int32),

@@ -964,11 +964,12 @@ std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, co
   // 69), dim=0, two blocks an SM -> one: fp16 12001x127, 32 bands -> 16,
   // 6.39-6.44 us -> 5.43-5.49 (Inductor 4.39), 9001x100 5.07-5.11 ->
   // 4.80-4.86, bf16 16001x66 5.65-5.71 -> 5.37-5.47, fp32 12001x67 5.01-5.07
-  // -> 4.91-4.97, bf16 10001x66 4.59-4.63 -> 4.57-4.64. 1- and 8-byte ones
-  // keep the second block first: one block an SM lost for 1-byte ones,
-  // int8 8001x255 5.52-5.61 -> 5.60-5.66, 10001x66 4.41-4.45 -> 4.46-4.53,
-  // and was mixed for 8-byte ones, int64 12001x33 4.95 -> 5.33, f64 5.00 ->
-  // 5.41, against 8193x33 4.39 -> 4.33, 4.47 -> 4.43.
+  // -> 4.91-4.97, int32 12001x67 5.25 -> 5.17, bf16 10001x66 4.59-4.63 ->
+  // 4.57-4.64. 1- and 8-byte ones keep the second block first: one block an
+  // SM lost for 1-byte ones, int8 8001x255 5.52-5.61 -> 5.60-5.66, 10001x66
+  // 4.41-4.45 -> 4.46-4.53, and was mixed for 8-byte ones, int64 12001x33
+  // 4.95 -> 5.33, f64 5.00 -> 5.41, against 8193x33 4.39 -> 4.33, 4.47 ->
+  // 4.43.
   if constexpr (kColumnAThread && (sizeof(InT) == 2 || sizeof(InT) == 4)) {
     if (auto bands = narrowest_within(sm_count, 4 * kRoundsARound)) return bands;
   }
