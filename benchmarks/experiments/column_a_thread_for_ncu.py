@@ -34,6 +34,10 @@ CASES = {
     "bf16": ((2000, 66), torch.bfloat16),
     "int16": ((2001, 33), torch.int16),
     "fp32": ((3001, 66), torch.float32),
+    # Long 1-byte sums through L2 (column-a-thread-int32-and-one-byte-l2-switch.patch,
+    # letter b: 4-lane bands), which gain (65 columns) or lose (127) from narrowing.
+    "int8x65": ((70001, 65), torch.int8),
+    "int8x127": ((70001, 127), torch.int8),
 }
 
 
