@@ -927,11 +927,12 @@ struct BandLatencies {
 // 20001x33 5.07, bf16 4.79), 2 and 1 of 4- and 8-byte types (fp32 20001x66 6.22
 // -> 8.59, int32 6.48 -> 8.84, f64 20001x33 6.22 -> 8.73, int64 50001x33 9.79
 // -> 18.33). The sums the second limit had taken in wider bands took twice
-// their blocks (timed in session 69, 16-byte spans -> 4 lanes): the 16-bit ones
-// lost or kept, bf16 16001x66 5.46 -> 5.71, fp16 9001x100 4.86 -> 5.11, 12001x127
-// 5.48 -> 6.44, bf16 10001x66 4.64 -> 4.63, and a rule below takes them back to
-// one block an SM; the 1-byte ones gained or kept, int8 20001x33 5.93 -> 4.62, 10001x66 5.22
-// -> 4.45 (both from L2), 8001x255 5.68 -> 5.61, 12001x255 6.74 -> 6.67.
+// their blocks (timed in session 69, 16-byte spans -> 4 lanes): the 16-bit
+// ones lost or kept, bf16 16001x66 5.46 -> 5.71, fp16 9001x100 4.86 -> 5.11,
+// 12001x127 5.48 -> 6.44, bf16 10001x66 4.64 -> 4.63, and a rule below takes
+// them back to one block an SM; the 1-byte ones gained or kept, int8 20001x33
+// 5.93 -> 4.62, 10001x66 5.22 -> 4.45 (both from L2), 8001x255 5.68 -> 5.61,
+// 12001x255 6.74 -> 6.67.
 template <int kColumns, bool kFlat, typename InT, typename OutT>
 std::optional<Bands> small_sum_bands(const ColumnProblem<InT, OutT>& problem, const Bands& widest,
                                      int64_t rows, int64_t splits, const ClusterCapacity& clusters,
@@ -1138,16 +1139,19 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // allow, where those still split through L2 (fewer splits in clusters,
     // or no splits, were not timed). Not timed on 4- and 8-byte types, whose
     // measured sums of 33-67 columns this long take off-boundary vectors
-    // (launch_column_sum), nor on GPUs without clusters. On
-    // an H200 (column-a-thread-narrow-l2-bands-switch.patch,
-    // benchmarks/NOTES.md, session 69), dim=0, 2 bands of 256 splits -> 4-lane
-    // bands: fp16 100001x33 9.59 us -> 7.81 (Inductor 5.91), 100001x35 9.69 ->
-    // 7.91, 100001x37 9.69 -> 8.44, 100001x41 9.80 -> 9.73, 1000001x33 43.55
-    // -> 40.89, bf16 50001x33 7.72 -> 6.09, int16 300001x33 17.29 -> 15.85,
-    // int8 70001x33 9.66 -> 6.16 (6.30), 70001x41 9.68 -> 7.53, 1000001x33
-    // 48.75 -> 27.96. Where fewer lanes were idle, 4 lanes lost (fp16
-    // 100001x45 9.94 -> 10.28, 100001x65 in 3 bands 10.95 -> 15.88, 100001x97
-    // 12.84 -> 21.11), though 1-byte ones gained (int8 70001x51 9.72 -> 8.02).
+    // (launch_column_sum), nor on GPUs without clusters. On an H200
+    // (column-a-thread-narrow-l2-bands-switch.patch, benchmarks/NOTES.md,
+    // session 69), dim=0, 2 bands of 256 splits -> 4-lane bands: fp16
+    // 100001x33 9.59 us -> 7.81 (Inductor 5.91), 100001x35 9.69 -> 7.91,
+    // 100001x37 9.69 -> 8.44, 100001x41 9.80 -> 9.73, 1000001x33 43.55 ->
+    // 40.89, bf16 50001x33 7.72 -> 6.09, int16 300001x33 17.29 -> 15.85, int8
+    // 70001x33 9.66 -> 6.16 (6.30), 70001x41 9.68 -> 7.53, 1000001x33 48.75
+    // -> 27.96. Where fewer lanes were idle, 4 lanes lost (fp16 100001x45 9.94
+    // -> 10.28, 100001x65 in 3 bands 10.95 -> 15.88, 100001x97 12.84 ->
+    // 21.11), though 1-byte ones gained up to 65 columns (int8 70001x51 9.66
+    // -> 7.90, 70001x65 10.33 -> 8.73; 70001x97 11.54 -> 12.55): 8 bands of 4
+    // 1-byte lanes share each 32-byte sector, so 7.5x the data crosses L2 ->
+    // SM (ncu, session 69), which a wide sum's L2 does not keep up with.
     if constexpr (kFlat && sizeof(InT) <= 2) {
       const int64_t lanes = ceil_div(problem.inner_outputs, int64_t(bands.width)) * bands.width;
       if (splits > 1 && !clusters.holds(splits, bands.count) &&
