@@ -675,6 +675,15 @@ for one_byte in (torch.int8, torch.uint8, torch.bool):
     ]
 
 
+def assert_one_flat_column_a_thread(kernels, kernel, grid):
+    """That `kernels` (launched_kernels) are one launch of `kernel`, column_sum.cu's
+    flat column a thread (one column a thread, rows on or off the vector boundaries,
+    a flat index), of `grid` (x, y)."""
+    assert len(kernels) == 1 and kernel in kernels[0][0], kernels
+    assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
+    assert kernels[0][1][:2] == grid, kernels
+
+
 @requires_cuda
 @pytest.mark.parametrize(
     ("rows", "dtype", "kernel", "grid"),
@@ -687,9 +696,7 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
     x = random_shaped((rows, 33), dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
-        assert len(kernels) == 1 and kernel in kernels[0][0], kernels
-        assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
-        assert kernels[0][1][:2] == grid, kernels
+        assert_one_flat_column_a_thread(kernels, kernel, grid)
     result = torch.ops.reduce_opt.sum_v7(x, [0])
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
 
@@ -719,9 +726,7 @@ def test_a_column_a_thread_through_l2_narrows_bands_a_third_idle(
     x = random_shaped((rows, columns), dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
-        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
-        assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
-        assert kernels[0][1][:2] == grid, kernels
+        assert_one_flat_column_a_thread(kernels, "column_sum_kernel", grid)
     result = torch.ops.reduce_opt.sum_v7(x, [0])
     assert_matches_torch(result, x, [0], False, message=f"seed={seed}")
 
@@ -754,9 +759,7 @@ def test_odd_columns_take_a_column_a_thread_in_small_clusters(tmp_path, seed):
     x = random_shaped((2000, 1001), torch.bfloat16, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
-        assert len(kernels) == 1 and "column_cluster_kernel" in kernels[0][0], kernels
-        assert column_kernel_arguments(kernels[0][0]) == (1, False, True), kernels
-        assert kernels[0][1][:2] == [32, 8], kernels
+        assert_one_flat_column_a_thread(kernels, "column_cluster_kernel", [32, 8])
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
