@@ -197,6 +197,40 @@ INT32_AND_ONE_BYTE_CASES = [
     whole((9001, 100), torch.int32),
     whole((9001, 100), torch.float32),
 ] + [whole((70001, columns), torch.int8) for columns in (51, 65, 97, 127)]
+# Column sums of 33-128 columns whose rows lie back to back off the vector
+# boundaries, of types whose accumulators interleaved_column_sum.cu holds: small
+# ones in clusters and long ones through L2 (0.70-0.89x Inductor on an H200),
+# which wide-interleaved-finish-switch.patch reads as one run of vectors.
+WIDE_INTERLEAVED_CASES = [
+    whole((1001, 33), torch.float32),
+    whole((3001, 66), torch.float32),
+    whole((20001, 66), torch.float32),
+    whole((64, 3001, 66), torch.float32, (1,)),
+    whole((2000, 66), torch.bfloat16),
+    whole((4001, 127), torch.float16),
+    whole((12001, 127), torch.float16),
+    whole((100001, 33), torch.float16),
+    whole((50001, 33), torch.bfloat16),
+    whole((100001, 65), torch.float16),
+    whole((100001, 127), torch.float16),
+    whole((100001, 67), torch.float32),
+    whole((20001, 66), torch.int32),
+    whole((20001, 33), torch.float64),
+    whole((1000001, 33), torch.float16),
+]
+# Long column sums of 33-127 back-to-back columns off the vector boundaries:
+# where wide_interleaved's run of vectors starts to pay, by rows.
+LONG_INTERLEAVED_CASES = [
+    whole((rows, 33), torch.float16) for rows in (200001, 400001, 1000001)
+] + [
+    whole((500001, 33), torch.float32),
+    whole((300001, 66), torch.float32),
+    whole((300001, 65), torch.bfloat16),
+    whole((300001, 127), torch.float16),
+    whole((300001, 66), torch.int32),
+    whole((300001, 33), torch.float64),
+    whole((1000001, 65), torch.float16),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -225,6 +259,8 @@ CASE_SETS = {
     "eight_byte_second_limit": EIGHT_BYTE_SECOND_LIMIT_CASES,
     "int32_and_one_byte": INT32_AND_ONE_BYTE_CASES,
     "small_clusters": SMALL_CLUSTER_CASES,
+    "wide_interleaved": WIDE_INTERLEAVED_CASES,
+    "long_interleaved": LONG_INTERLEAVED_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
