@@ -260,6 +260,12 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "3x2001x3 float32, 1 element in": shaped_ending_at_allocation_end(
             (3, 2001, 3), torch.float32, 1
         ),
+        # 33 interleaved columns, long enough for the run of vectors past 32 columns
+        # (two rounds of loads a thread of a wave on a 132-SM GPU): threads a
+        # column, and a finish of a warp a column.
+        "70001x33 float64, 1 element in": shaped_ending_at_allocation_end(
+            (70001, 33), torch.float64, 1
+        ),
         # A column sum of 3 splits a band: a cluster a band on Hopper and newer.
         "60x200x64 float32": shaped_ending_at_allocation_end((60, 200, 64), torch.float32, 0),
         # A few long rows over dim -1: a contiguous sum a row, split over blocks.

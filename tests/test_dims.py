@@ -569,6 +569,31 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
 
 @requires_cuda
 @pytest.mark.parametrize(
+    ("element_offset", "row_offset"),
+    [(0, 0), (0, 1), (1, 0)],
+    ids=["aligned", "a row in", "an element in"],
+)
+@pytest.mark.parametrize(("spans", "rows"), [(1, 600_001), (3, 250_001)], ids=str)
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=str
+)
+@pytest.mark.parametrize("columns", [33, 47, 64])
+def test_wide_interleaved_column_sums(
+    columns, dtype, spans, rows, element_offset, row_offset, seed
+):
+    """Long column sums of 33-64 columns whose rows lie back to back
+    (interleaved_column_sum.cu past 32 columns, where each thread of a wave has
+    two rounds of loads: a few threads a column add its positions, a warp a
+    column adds its splits): one span or three, a scalar head or none; 64 16-bit
+    columns from a vector boundary take the band kernels."""
+    numel = spans * (rows + 1) * columns
+    storage = random_tensor(numel + element_offset, dtype, "cuda")
+    x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]
+    assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
+
+
+@requires_cuda
+@pytest.mark.parametrize(
     ("element_offset", "gap"),
     [(0, 0), (1, 0), (3, 1), (0, 7)],
     ids=["aligned start", "an element in", "3 in, gaps of 1", "gaps of 7"],

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -231,6 +232,41 @@ LONG_INTERLEAVED_CASES = [
     whole((300001, 33), torch.float64),
     whole((1000001, 65), torch.float16),
 ]
+
+
+def element_in(shape: tuple[int, ...], dtype: torch.dtype, dims: tuple[int, ...] = (0,)) -> tuple:
+    """off_boundary_columns' case of a sum over dims of a tensor of `shape` that
+    starts one element into its storage (off the vector boundary)."""
+    numel = math.prod(shape)
+    return (
+        "x".join(map(str, shape)) + ", 1 element in",
+        (numel + 1,),
+        dtype,
+        lambda stored: lambda x: x[1:].view(shape),
+        dims,
+    )
+
+
+# Long column sums of 33-64 back-to-back columns around interleaves_wide_columns'
+# rule (floating types, two rounds of loads a thread of a wave), with
+# wide-interleaved-off-switch.patch's letter n for the band kernels.
+WIDE_INTERLEAVED_RULE_CASES = [
+    element_in((200001, 64), torch.float32),
+    whole((300001, 47), torch.float32),
+    whole((150001, 33), torch.float32),
+    element_in((300001, 64), torch.float16),
+    whole((270001, 33), torch.float16),
+    whole((200001, 47), torch.bfloat16),
+    whole((400001, 33), torch.bfloat16),
+    whole((100001, 47), torch.float64),
+    element_in((150001, 64), torch.float64),
+    whole((64, 20001, 33), torch.float32, (1,)),
+    # Up to 32 columns, where the finish now keeps 16 partials in flight a lane.
+    whole((10**6, 3), torch.float32),
+    whole((8, 2**20, 3), torch.bfloat16, (1,)),
+    whole((200001, 31), torch.float16),
+]
+
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -261,6 +297,7 @@ CASE_SETS = {
     "small_clusters": SMALL_CLUSTER_CASES,
     "wide_interleaved": WIDE_INTERLEAVED_CASES,
     "long_interleaved": LONG_INTERLEAVED_CASES,
+    "wide_interleaved_rule": WIDE_INTERLEAVED_RULE_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }

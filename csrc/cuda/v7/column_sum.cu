@@ -1269,7 +1269,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     return launch_bands<InT, OutT, kColumns>(problem, finish, context);
   }
   if (interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
-                          problem.reduced, problem.outer.numel())) {
+                          problem.reduced, problem.outer.numel()) ||
+      interleaves_wide_columns(problem, context)) {
     return launch_interleaved_column_sum(problem, finish, context);
   }
   // Off-boundary vectors over one reduced dim (a thread's rows share a phase

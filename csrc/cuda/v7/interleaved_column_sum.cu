@@ -1,6 +1,7 @@
 // sum_v7 over the rows of a few interleaved columns: a column sum whose rows
 // lie back to back (the reduced dim's stride is the row's length C, at most
-// 32: interleaves_columns in problem.h), so that each outer index's rows are
+// 32: interleaves_columns in problem.h; or long sums of up to 64 columns:
+// interleaves_wide_columns below), so that each outer index's rows are
 // one contiguous span, but whose rows do not all start on a vector boundary
 // (C is not a multiple of a 16-byte vector's elements, or the span starts
 // off one). The band kernels (column_sum.cu) read such rows a scalar a
@@ -12,7 +13,8 @@
 // vector a thread loads then lies in the same column, so the thread keeps
 // one accumulator per element position. The block parks its positions in
 // shared memory in span order, where position j lies in column (phase + j)
-// mod C, and a warp per column adds that column's positions.
+// mod C, and a warp per column adds that column's positions (past 32 columns,
+// a few threads a column).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -34,6 +36,13 @@ constexpr int kWarps = kThreads / kWarpSize;
 // flight: 8 fp32 sums and 4 vectors for 16-bit inputs.
 constexpr int kRegisters = 64;
 constexpr int kLoads = 4;
+// Threads that add a column's parked positions past 32 columns: all columns at
+// once, where a warp a column would take up to 8 turns a warp.
+constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
+static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a warp");
+// Partials in flight a lane of the finishing block, which adds 33+ outputs of
+// up to a wave of splits each (528 on an H200) a warp an output, in turns.
+constexpr int kFinishBatch = 16;
 // Element types for which interleaves_columns (problem.h) holds: only they
 // instantiate the kernel.
 template <typename InT>
@@ -101,39 +110,99 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 
   // Element k of thread t's vectors is span element head + kVec * (blockIdx.x
   // * kThreads + t) + k (mod C, as the stride is a multiple of the period):
-  // position j = t * kVec + k lies in column (phase + j) mod C.
+  // position j = t * kVec + k lies in column (phase + j) mod C. Head element k
+  // lies in column k mod C, tail element k in column (tail_phase + k) mod C:
+  // one 64-bit modulo (a long subroutine) a thread, where there was one a
+  // column and element.
   const int phase = int((head + int64_t(kVec) * kThreads * blockIdx.x) % columns);
-  const int warp = thread / kWarpSize;
-  const int lane = thread % kWarpSize;
-  for (int column = warp; column < columns; column += kWarps) {
+  const int tail_phase = int(tail_begin % columns);
+  const auto store = [&](int column, AccT sum) {
+    const int64_t output = group * columns + column;
+    if (splits == 1) {
+      problem.result[output] = static_cast<OutT>(sum);
+    } else {
+      partials[output * splits + blockIdx.x] = sum;
+    }
+  };
+  if (columns > kWarpSize) {
+    const int column = thread / kWideColumnThreads;
+    const int part = thread % kWideColumnThreads;
     AccT sum = AccT(0);
+    if (column < columns) {
 #pragma unroll 4
-    for (int j = (column - phase + columns) % columns + lane * columns; j < kThreads * kVec;
-         j += kWarpSize * columns) {
-      sum += positions[j];
-    }
-    if (takes_edges && lane < kVec) {
-      if (lane % columns == column) sum += edges[0][lane];
-      if ((tail_begin + lane) % columns == column) sum += edges[1][lane];
-    }
-    sum = warp_sum(sum);
-    if (lane == 0) {
-      const int64_t output = group * columns + column;
-      if (splits == 1) {
-        problem.result[output] = static_cast<OutT>(sum);
-      } else {
-        partials[output * splits + blockIdx.x] = sum;
+      for (int j = (column - phase + columns) % columns + part * columns; j < kThreads * kVec;
+           j += kWideColumnThreads * columns) {
+        sum += positions[j];
       }
+      if (takes_edges && part == 0) {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {  // k < kVec < columns
+          if (k == column) sum += edges[0][k];
+          const int tail_column = tail_phase + k - (tail_phase + k < columns ? 0 : columns);
+          if (tail_column == column) sum += edges[1][k];
+        }
+      }
+    }
+    sum = warp_sum<kWideColumnThreads>(sum);
+    if (part == 0 && column < columns) store(column, sum);
+  } else {
+    const int warp = thread / kWarpSize;
+    const int lane = thread % kWarpSize;
+    for (int column = warp; column < columns; column += kWarps) {
+      AccT sum = AccT(0);
+#pragma unroll 4
+      for (int j = (column - phase + columns) % columns + lane * columns; j < kThreads * kVec;
+           j += kWarpSize * columns) {
+        sum += positions[j];
+      }
+      if (takes_edges && lane < kVec) {
+        if (lane % columns == column) sum += edges[0][lane];
+        if ((tail_phase + lane) % columns == column) sum += edges[1][lane];
+      }
+      sum = warp_sum(sum);
+      if (lane == 0) store(column, sum);
     }
   }
   if (splits > 1) {
-    finish_in_last_block<kThreads>(static_cast<const AccT*>(partials) + group * columns * splits,
-                                   columns, splits, problem.result + group * columns,
-                                   counters == nullptr ? nullptr : counters + group, gridDim.x);
+    finish_in_last_block<kThreads, kFinishBatch>(
+        static_cast<const AccT*>(partials) + group * columns * splits, columns, splits,
+        problem.result + group * columns, counters == nullptr ? nullptr : counters + group,
+        gridDim.x);
   }
 }
 
 }  // namespace
+
+// Past 32 columns, a long sum only: one that gives every thread of a wave of
+// blocks two rounds of loads or more. There the run of vectors beats the band
+// kernels' column a thread, which reads 16-bit columns 2 bytes a load; below,
+// its finish (33+ outputs of up to a wave of splits) costs more than that
+// gains. On an H200, dim=0 (wide-interleaved-finish-switch.patch,
+// benchmarks/NOTES.md, session 70), bands -> interleaved: fp16 400001x33 18.28
+// us -> 13.70, 1000001x33 40.94 -> 21.76, fp32 500001x33 24.73 -> 21.39, fp64
+// 300001x33 29.45 -> 25.25; shorter ones gained less or lost (fp16 200001x33,
+// 1.6 rounds, 11.12 -> 10.48; 100001x33 7.75 -> 8.38), and so did 65+ columns
+// (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97; bf16
+// 300001x65 gained, 23.32 -> 18.21) and int32, whose sums are int64 (300001x66
+// 27.26 -> 34.32); int64 was not timed.
+template <typename InT, typename OutT>
+bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
+                              const LaunchContext& context) {
+  if constexpr (!kInterleaves<InT> || std::is_integral_v<InT>) {
+    return false;
+  } else {
+    const int64_t spans = problem.outer.numel();
+    if (!interleaved_shape(sizeof(InT), false, problem.inner_outputs, problem.reduced, spans,
+                           kMaxWideInterleavedColumns)) {
+      return false;
+    }
+    const int64_t vectors =
+        spans * problem.reduced.sizes[0] * problem.inner_outputs / kElementsPerVector<InT>;
+    const int64_t wave =
+        one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
+    return vectors >= 2 * wave * kThreads * kLoads;
+  }
+}
 
 template <typename InT, typename OutT>
 void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
@@ -166,8 +235,10 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   }
 }
 
-#define INSTANTIATE(InT, OutT)                            \
-  template void launch_interleaved_column_sum<InT, OutT>( \
+#define INSTANTIATE(InT, OutT)                                                       \
+  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, \
+                                                    const LaunchContext&);           \
+  template void launch_interleaved_column_sum<InT, OutT>(                            \
       const ColumnProblem<InT, OutT>&, Finish<acc_t<InT>>, const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE

@@ -204,23 +204,42 @@ constexpr bool interleaved_accumulators_fit(int64_t element_size, bool integral)
   return 16 / element_size * accumulator_bytes <= 32;
 }
 
-// Whether a column sum is one of interleaved columns, which
-// interleaved_column_sum.cu reads as one run of 16-byte vectors: at most 32
-// columns whose rows lie back to back (one reduced dim, of stride `columns`),
-// each of the `spans` outer indices' rows at least 256 vectors (a vector a
-// thread of one block: shorter spans would leave its blocks idle, where the
-// band kernels spread many outer indices over bands; not timed against
-// them), at most 65,535 spans (gridDim.y), and elements whose accumulators
-// fit (interleaved_accumulators_fit). layout.cpp sends such sums of 2 and 3
-// columns to the column class for it.
-inline bool interleaves_columns(int64_t element_size, bool integral, int64_t columns,
-                                const StridedIndex& reduced, int64_t spans) {
-  return interleaved_accumulators_fit(element_size, integral) && columns <= 32 && spans <= 65535 &&
-         reduced.ndim == 1 && reduced.strides[0] == columns &&
+// Whether a column sum's rows of `columns` columns lie back to back (one
+// reduced dim, of stride `columns`), at most `max_columns`, each of the `spans`
+// outer indices' rows at least 256 vectors (a vector a thread of one block:
+// shorter spans would leave its blocks idle, where the band kernels spread many
+// outer indices over bands; not timed against them), at most 65,535 spans
+// (gridDim.y), of elements whose accumulators fit
+// (interleaved_accumulators_fit): the shape interleaved_column_sum.cu reads.
+inline bool interleaved_shape(int64_t element_size, bool integral, int64_t columns,
+                              const StridedIndex& reduced, int64_t spans, int64_t max_columns) {
+  return interleaved_accumulators_fit(element_size, integral) && columns <= max_columns &&
+         spans <= 65535 && reduced.ndim == 1 && reduced.strides[0] == columns &&
          reduced.sizes[0] * columns / (16 / element_size) >= 256;
 }
 
-// A column sum for which interleaves_columns holds.
+// Whether a column sum is one of interleaved columns, which
+// interleaved_column_sum.cu reads as one run of 16-byte vectors: an
+// interleaved_shape of at most 32 columns. layout.cpp sends such sums of 2 and
+// 3 columns to the column class for it. Past 32 columns, only long sums of
+// floating types go there (interleaves_wide_columns).
+inline bool interleaves_columns(int64_t element_size, bool integral, int64_t columns,
+                                const StridedIndex& reduced, int64_t spans) {
+  return interleaved_shape(element_size, integral, columns, reduced, spans, 32);
+}
+
+// The most columns interleaves_wide_columns takes.
+constexpr int64_t kMaxWideInterleavedColumns = 64;
+
+// Whether a column sum of 33-64 interleaved columns of a floating type is long
+// enough that interleaved_column_sum.cu's run of vectors beats the band
+// kernels' column a thread: interleaved_column_sum.cu says where.
+template <typename InT, typename OutT>
+bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
+                              const LaunchContext& context);
+
+// A column sum for which interleaves_columns or interleaves_wide_columns
+// holds.
 template <typename InT, typename OutT>
 void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                    Finish<acc_t<InT>> finish, const LaunchContext& context);

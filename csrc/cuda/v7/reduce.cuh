@@ -143,18 +143,22 @@ __device__ __forceinline__ AccT sum_every(const Fetch& fetch, const Settle& sett
   return sum;
 }
 
-template <typename AccT>
+template <int kBatch = 4, typename AccT>
 __device__ __forceinline__ AccT sum_every(const AccT* values, int64_t first, int64_t end,
                                           int64_t step) {
-  return sum_every<AccT>([values](int64_t s) { return load_partial(values + s); },
-                         [](AccT value, int64_t) { return value; }, first, end, step);
+  return sum_every<AccT, kBatch>([values](int64_t s) { return load_partial(values + s); },
+                                 [](AccT value, int64_t) { return value; }, first, end, step);
 }
 
 // result[o] = sum over s of partials[o * splits + s], in an order fixed by
 // (outputs, splits) alone, so the in-kernel finish and the second-launch
-// finish give the same bits. One output: the whole block; a few: a warp
-// each; many (then `splits` is small): a thread each.
-template <int kBlock, typename AccT, typename OutT>
+// finish give the same bits. One output: the whole block; a few, or many of
+// a warp's splits or more: a warp each; many of few splits: a thread each. A
+// thread each added 33+ interleaved columns' wave of splits (322 at fp32
+// 20001x66) in a chain of loads 4 at a time (benchmarks/NOTES.md, session
+// 70). kBatch: the partials in flight a thread (the order does not depend on
+// it).
+template <int kBlock, int kBatch = 4, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
                                              OutT* result) {
   if (outputs == 1) {
@@ -164,16 +168,16 @@ __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outpu
     return;
   }
   constexpr int kWarps = kBlock / kWarpSize;
-  if (outputs < kWarpSize) {
+  if (outputs < kWarpSize || splits >= kWarpSize) {
     const int lane = threadIdx.x % kWarpSize;
     for (int64_t o = threadIdx.x / kWarpSize; o < outputs; o += kWarps) {
-      const AccT sum = warp_sum(sum_every(partials + o * splits, lane, splits, kWarpSize));
+      const AccT sum = warp_sum(sum_every<kBatch>(partials + o * splits, lane, splits, kWarpSize));
       if (lane == 0) result[o] = static_cast<OutT>(sum);
     }
     return;
   }
   for (int64_t o = threadIdx.x; o < outputs; o += kBlock) {
-    const AccT sum = sum_every(partials + o * splits, 0, splits, 1);
+    const AccT sum = sum_every<kBatch>(partials + o * splits, 0, splits, 1);
     result[o] = static_cast<OutT>(sum);
   }
 }
@@ -204,12 +208,12 @@ void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outpu
 // Finishes a split reduction whose `arrivals` blocks have written their
 // partials: in the last block to arrive when there is a counter, else the
 // caller launches sum_partials_kernel.
-template <int kBlock, typename AccT, typename OutT>
+template <int kBlock, int kBatch = 4, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64_t outputs,
                                                      int64_t splits, OutT* result,
                                                      unsigned int* counter, unsigned int arrivals) {
   if (counter == nullptr || !arrive_last(counter, arrivals)) return;
-  sum_partials<kBlock>(partials, outputs, splits, result);
+  sum_partials<kBlock, kBatch>(partials, outputs, splits, result);
   if (threadIdx.x == 0) *counter = 0;  // ready for the next launch that owns it
 }
 
