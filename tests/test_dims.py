@@ -577,15 +577,16 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
 @pytest.mark.parametrize(
     "dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=str
 )
-@pytest.mark.parametrize("columns", [33, 47, 64])
+@pytest.mark.parametrize("columns", [33, 41, 47, 64])
 def test_wide_interleaved_column_sums(
     columns, dtype, spans, rows, element_offset, row_offset, seed
 ):
     """Long column sums of 33-64 columns whose rows lie back to back
     (interleaved_column_sum.cu past 32 columns, where each thread of a wave has
     two rounds of loads: a few threads a column add its positions, a warp a
-    column adds its splits): one span or three, a scalar head or none; 64 16-bit
-    columns from a vector boundary take the band kernels."""
+    column adds its splits; for 4- and 8-byte types up to 42 columns): one span
+    or three, a scalar head or none. 47 and 64 4- and 8-byte columns, and 64
+    16-bit ones from a vector boundary, take the band kernels."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

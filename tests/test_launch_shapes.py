@@ -1113,7 +1113,9 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((1001, 2), torch.bfloat16, 0, False),
         ((1000001, 33), torch.float16, 0, True),
         ((600001, 47), torch.bfloat16, 1, True),
-        ((200001, 64), torch.float32, 1, True),
+        ((300001, 33), torch.float64, 0, True),
+        ((200001, 64), torch.float32, 1, False),
+        ((100001, 47), torch.float64, 0, False),
         ((20001, 33), torch.float16, 0, False),
         ((1000001, 65), torch.float16, 1, False),
         ((1000001, 33), torch.int32, 0, False),
@@ -1125,12 +1127,13 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
 ):
     """Rows of a few columns back to back, off the vector boundaries, read as one
     run of 16-byte vectors (interleaved_column_sum.cu): 3 columns, and 32 from a
-    span an element in; 33-64 columns of floating types where the sum is long
-    (two rounds of loads a thread of a wave: 4.1M, 3.5M and 3.2M vectors against
-    1.1M on a 132-SM GPU). Not there: 32 fp32 columns from a vector boundary (the
-    band kernels' vectors), int16 (8 int64 sums a thread), spans under 256
-    vectors (the row class for 2 or 3 columns), and past 32 columns a short sum
-    (82k vectors), 65 columns and int32."""
+    span an element in; past 32 columns, long sums (two rounds of loads a thread of
+    a wave: 4.1M, 3.5M and 5M vectors against 1.1M on a 132-SM GPU) of up to 64
+    16-bit columns, and of 33 8-byte ones (a third of two 32-lane bands idle). Not
+    there: 32 fp32 columns from a vector boundary (the band kernels' vectors),
+    int16 (8 int64 sums a thread), spans under 256 vectors (the row class for 2 or
+    3 columns), and past 32 columns 64 fp32 and 47 fp64 columns (fuller bands), a
+    short sum (82k vectors), 65 columns and int32."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")

@@ -174,17 +174,24 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 }  // namespace
 
 // Past 32 columns, a long sum only: one that gives every thread of a wave of
-// blocks two rounds of loads or more. There the run of vectors beats the band
-// kernels' column a thread, which reads 16-bit columns 2 bytes a load; below,
-// its finish (33+ outputs of up to a wave of splits) costs more than that
-// gains. On an H200, dim=0 (wide-interleaved-finish-switch.patch,
-// benchmarks/NOTES.md, session 70), bands -> interleaved: fp16 400001x33 18.28
-// us -> 13.70, 1000001x33 40.94 -> 21.76, fp32 500001x33 24.73 -> 21.39, fp64
-// 300001x33 29.45 -> 25.25; shorter ones gained less or lost (fp16 200001x33,
-// 1.6 rounds, 11.12 -> 10.48; 100001x33 7.75 -> 8.38), and so did 65+ columns
-// (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97; bf16
-// 300001x65 gained, 23.32 -> 18.21) and int32, whose sums are int64 (300001x66
-// 27.26 -> 34.32); int64 was not timed.
+// blocks two rounds of loads or more; below, the finish (33+ outputs of up to
+// a wave of splits) costs more than the run of vectors gains. Of 16-bit
+// floats, up to 64 columns: the band kernels' column a thread reads them 2
+// bytes a load. Of 4- and 8-byte floats, only where the column a thread's
+// widest bands (32 lanes) leave a third or more of their lanes idle (33-42
+// columns): over fuller bands, its 4- and 8-byte loads read as fast or faster.
+// On an H200, dim=0, bands -> interleaved (wide-interleaved-finish-switch.patch
+// and wide-interleaved-off-switch.patch, benchmarks/NOTES.md, session 70), us:
+// fp16 270001x33 13.89 -> 11.57, 1000001x33 40.71 -> 21.93, 300001x64 (an
+// element in) 19.00 -> 17.31, bf16 200001x47 13.85 -> 12.00, fp32 500001x33
+// 24.85 -> 21.44, 64x20001x33 dim=1 51.81 -> 42.33, 150001x33 11.59 -> 11.63,
+// fp64 300001x33 29.88 -> 27.31. Left to the bands: fp32 200001x64 (an
+// element in) 18.03 -> 19.54, 300001x47 19.87 -> 19.86, fp64 100001x47 15.65
+// -> 19.23, 150001x64 23.83 -> 34.57; 16-bit sums of 1.6 rounds or fewer (fp16
+// 200001x33 11.12 -> 10.48, 100001x33 7.75 -> 8.38); 65+ columns (fp32
+// 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97, though bf16
+// 300001x65 gained, 23.32 -> 18.21); int32, whose sums are int64 (300001x66
+// 27.26 -> 34.32); int64, not timed.
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
                               const LaunchContext& context) {
@@ -192,12 +199,14 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
     return false;
   } else {
     const int64_t spans = problem.outer.numel();
-    if (!interleaved_shape(sizeof(InT), false, problem.inner_outputs, problem.reduced, spans,
+    const int64_t columns = problem.inner_outputs;
+    if (!interleaved_shape(sizeof(InT), false, columns, problem.reduced, spans,
                            kMaxWideInterleavedColumns)) {
       return false;
     }
-    const int64_t vectors =
-        spans * problem.reduced.sizes[0] * problem.inner_outputs / kElementsPerVector<InT>;
+    const int64_t band_lanes = ceil_div(columns, int64_t(kWarpSize)) * kWarpSize;
+    if (sizeof(InT) > 2 && 3 * (band_lanes - columns) < band_lanes) return false;
+    const int64_t vectors = spans * problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
     const int64_t wave =
         one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
     return vectors >= 2 * wave * kThreads * kLoads;
