@@ -38,6 +38,8 @@ CASES = {
     # letter b: 4-lane bands), which gain (65 columns) or lose (127) from narrowing.
     "int8x65": ((70001, 65), torch.int8),
     "int8x127": ((70001, 127), torch.int8),
+    # A long 16-bit sum through L2 in 4-lane bands, 0.76x Inductor (session 70).
+    "fp16x33": ((100001, 33), torch.float16),
 }
 
 

@@ -11,6 +11,12 @@ graph), the finish kernel, and the whole span.
 
     PYTHONPATH=. python3 benchmarks/experiments/two_launch_timeline.py [--log2 30] [--replays 20]
 
+--columns ROWSxCOLUMNS:dtype,... times column sums over dim 0 instead (session
+70: the mid-size column sums where Inductor's two kernels lead sum_v7's one):
+
+    PYTHONPATH=. python3 benchmarks/experiments/two_launch_timeline.py \
+        --columns 100001x33:float16,20001x66:float32
+
 Each graph's result passes the benchmark's check first (benchmarks/check.py).
 It imports the benchmarks package and the in-place build: run it from the
 repository root, as above. Runs: sessions 48-51 (benchmarks/NOTES.md).
@@ -33,16 +39,27 @@ from benchmarks.check import reference, verify
 DTYPES = (torch.float32, torch.int32, torch.bfloat16)
 
 
-def make_input(dtype: torch.dtype, numel: int) -> torch.Tensor:
+def make_input(dtype: torch.dtype, shape: tuple[int, ...]) -> torch.Tensor:
     if dtype.is_floating_point:
-        return torch.randn(numel, device="cuda", dtype=dtype)
-    return torch.randint(-1000, 1000, (numel,), device="cuda", dtype=dtype)
+        return torch.randn(shape, device="cuda", dtype=dtype)
+    return torch.randint(-1000, 1000, shape, device="cuda", dtype=dtype)
 
 
-def check(name: str, result: torch.Tensor, x: torch.Tensor) -> None:
+def check(name: str, result: torch.Tensor, x: torch.Tensor, dims: tuple[int, ...] | None) -> None:
     """The benchmark's own check: float64 (exact int64) reference, its error bound."""
-    wrong = verify(result, reference(x, None, False))
+    wrong = verify(result, reference(x, dims, False))
     assert wrong is None, f"{name}: {wrong}"
+
+
+def cases(args: argparse.Namespace) -> list[tuple[str, torch.dtype, tuple[int, ...], tuple | None]]:
+    """(label, dtype, shape, dims): the 2^log2 whole sums, or --columns' column sums."""
+    if args.columns is None:
+        return [(f"2^{args.log2}", dtype, (1 << args.log2,), None) for dtype in DTYPES]
+    result = []
+    for case in args.columns.split(","):
+        shape, dtype = case.split(":")
+        result.append((shape, getattr(torch, dtype), tuple(map(int, shape.split("x"))), (0,)))
+    return result
 
 
 def captured(sum_fn, x: torch.Tensor) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
@@ -107,26 +124,31 @@ def pieces(events: list[dict]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2", type=int, default=30)
+    parser.add_argument("--columns", help="ROWSxCOLUMNS:dtype,...: column sums over dim 0")
     parser.add_argument("--replays", type=int, default=20)
     args = parser.parse_args()
     print(torch.cuda.get_device_name(), torch.cuda.get_device_properties(0).uuid)
-
-    def whole_sum(x: torch.Tensor) -> torch.Tensor:
-        return torch.sum(x)
-
-    candidates = {
-        "sum_v7": torch.ops.reduce_opt.sum_v7,
-        "Inductor": torch.compile(whole_sum, dynamic=False, fullgraph=True),
-    }
     with tempfile.TemporaryDirectory() as folder:
-        for dtype in DTYPES:
-            x = make_input(dtype, 1 << args.log2)
+        for label, dtype, shape, dims in cases(args):
+
+            def torch_sum(x: torch.Tensor, dims=dims) -> torch.Tensor:
+                return torch.sum(x) if dims is None else torch.sum(x, dims)
+
+            candidates = {
+                "sum_v7": lambda x, dims=dims: (
+                    torch.ops.reduce_opt.sum_v7(x)
+                    if dims is None
+                    else torch.ops.reduce_opt.sum_v7(x, list(dims))
+                ),
+                "Inductor": torch.compile(torch_sum, dynamic=False, fullgraph=True),
+            }
+            x = make_input(dtype, shape)
             for name, sum_fn in candidates.items():
                 graph, out = captured(sum_fn, x)
                 graph.replay()
-                check(name, out, x)
+                check(name, out, x, dims)
                 timeline = pieces(kernel_events(graph, args.replays, Path(folder) / "t.json"))
-                print(f"{dtype} 2^{args.log2} {name}:")
+                print(f"{dtype} {label} {name}:")
                 for piece, us in timeline.items():
                     print(f"  {piece:56s} {us:9.2f} us")
                 del graph, out
