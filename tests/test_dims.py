@@ -446,6 +446,24 @@ COLUMN_CASES = [
         lambda x: x[:, 1:],
     ),
     ("260x4000x3 float32", (260, 4000, 3), torch.float32, [1], lambda x: x),
+    # 32 and 33 such columns of many splits each (a warp an output in the finish,
+    # since session 70): a span an element in, and 33 columns long enough for the
+    # run of vectors past 32 columns.
+    (
+        "200001x32 float32, an element in",
+        (200002, 32),
+        torch.float32,
+        [0],
+        lambda x: x.view(-1)[1 : 1 + 200001 * 32].view(200001, 32),
+    ),
+    ("300001x33 float32", (300001, 33), torch.float32, [0], lambda x: x),
+    (
+        "100001x33 float64, an element in",
+        (100002, 33),
+        torch.float64,
+        [0],
+        lambda x: x.view(-1)[1 : 1 + 100001 * 33].view(100001, 33),
+    ),
     # Per-channel sums of a channels_last RGB batch: N, H and W coalesce into one
     # reduced dim of stride 3.
     (

@@ -40,8 +40,9 @@ constexpr int kLoads = 4;
 // once, where a warp a column would take up to 8 turns a warp.
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
 static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a warp");
-// Partials in flight a lane of the finishing block, which adds 33+ outputs of
-// up to a wave of splits each (528 on an H200) a warp an output, in turns.
+// Partials in flight a lane of the finishing block, which adds 33+ outputs a
+// warp an output, in turns, of up to 512 splits each (the held partials over
+// 33 fp32 outputs on 132 SMs): one batch a lane.
 constexpr int kFinishBatch = 16;
 // Element types for which interleaves_columns (problem.h) holds: only they
 // instantiate the kernel.
@@ -174,12 +175,15 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 }  // namespace
 
 // Past 32 columns, a long sum only: one that gives every thread of a wave of
-// blocks two rounds of loads or more; below, the finish (33+ outputs of up to
-// a wave of splits) costs more than the run of vectors gains. Of 16-bit
-// floats, up to 64 columns: the band kernels' column a thread reads them 2
-// bytes a load. Of 4- and 8-byte floats, only where the column a thread's
-// widest bands (32 lanes) leave a third or more of their lanes idle (33-42
-// columns): over fuller bands, its 4- and 8-byte loads read as fast or faster.
+// blocks two rounds of loads or more (shorter ones gained less or lost; where
+// between 0.8 and 2 rounds they stop gaining was not timed). Of 16-bit floats,
+// up to 64 columns: the band kernels' column a thread reads them 2 bytes a
+// load. Of 4- and 8-byte floats, only where the column a thread's widest bands
+// (32 lanes) leave a third or more of their lanes idle (33-42 columns): they
+// lost at 47 and 64 columns and won or tied at 33. Whether the fuller bands
+// or the run's fewer blocks decide that was not separated: the held partials
+// cap its splits at capacity / columns, fewer than a wave (528 on an H200)
+// past 32 fp32 or 16 fp64 columns (fp32 x64: 264; fp64 x47: 179).
 // On an H200, dim=0, bands -> interleaved (wide-interleaved-finish-switch.patch
 // and wide-interleaved-off-switch.patch, benchmarks/NOTES.md, session 70), us:
 // fp16 270001x33 13.89 -> 11.57, 1000001x33 40.71 -> 21.93, 300001x64 (an
@@ -187,11 +191,11 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 // 24.85 -> 21.44, 64x20001x33 dim=1 51.81 -> 42.33, 150001x33 11.59 -> 11.63,
 // fp64 300001x33 29.88 -> 27.31. Left to the bands: fp32 200001x64 (an
 // element in) 18.03 -> 19.54, 300001x47 19.87 -> 19.86, fp64 100001x47 15.65
-// -> 19.23, 150001x64 23.83 -> 34.57; 16-bit sums of 1.6 rounds or fewer (fp16
-// 200001x33 11.12 -> 10.48, 100001x33 7.75 -> 8.38); 65+ columns (fp32
-// 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97, though bf16
-// 300001x65 gained, 23.32 -> 18.21); int32, whose sums are int64 (300001x66
-// 27.26 -> 34.32); int64, not timed.
+// -> 19.23, 150001x64 23.83 -> 34.57; 16-bit sums of fewer rounds (fp16
+// 200001x33, 1.5 rounds, 11.12 -> 10.48; 100001x33, 0.8, 7.75 -> 8.38); 65+
+// columns (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97,
+// though bf16 300001x65 gained, 23.32 -> 18.21); int32, whose sums are int64
+// (timed at 66 columns only: 300001x66 27.26 -> 34.32); int64, not timed.
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
                               const LaunchContext& context) {

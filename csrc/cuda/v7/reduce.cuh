@@ -154,10 +154,11 @@ __device__ __forceinline__ AccT sum_every(const AccT* values, int64_t first, int
 // (outputs, splits) alone, so the in-kernel finish and the second-launch
 // finish give the same bits. One output: the whole block; a few, or many of
 // a warp's splits or more: a warp each; many of few splits: a thread each. A
-// thread each added 33+ interleaved columns' wave of splits (322 at fp32
-// 20001x66 dim=0) in a chain of loads 4 at a time: 24.5 us, 11.0 with a warp
-// each (H200, benchmarks/NOTES.md, session 70). kBatch: the partials in
-// flight a thread (the order does not depend on it).
+// thread each added 33+ interleaved columns' hundreds of splits in a chain of
+// loads 4 at a time: fp32 20001x66 dim=0 took 24.5 us interleaved (session
+// 63), 11.0 with a warp each and a gather of 1-4 threads a column (H200,
+// benchmarks/NOTES.md, session 70). kBatch: the partials in flight a thread
+// (the order does not depend on it).
 template <int kBlock, int kBatch = 4, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
                                              OutT* result) {
