@@ -113,8 +113,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // * kThreads + t) + k (mod C, as the stride is a multiple of the period):
   // position j = t * kVec + k lies in column (phase + j) mod C. Head element k
   // lies in column k mod C, tail element k in column (tail_phase + k) mod C:
-  // one 64-bit modulo (a long subroutine) a thread, where there was one a
-  // column and element.
+  // one 64-bit modulo (a long subroutine) a thread, where each lane took one
+  // a column.
   const int phase = int((head + int64_t(kVec) * kThreads * blockIdx.x) % columns);
   const int tail_phase = int(tail_begin % columns);
   const auto store = [&](int column, AccT sum) {
