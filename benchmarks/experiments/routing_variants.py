@@ -267,6 +267,26 @@ WIDE_INTERLEAVED_RULE_CASES = [
     whole((200001, 31), torch.float16),
 ]
 
+# Long sums of 33-64 interleaved 4- and 8-byte columns, whose splits the held
+# partials cap below a wave, with 16-bit controls:
+# wide-interleaved-full-wave-switch.patch.
+WIDE_INTERLEAVED_PARTIALS_CASES = [
+    whole((150001, 33), torch.float32),
+    whole((300001, 41), torch.float32),
+    whole((300001, 47), torch.float32),
+    element_in((200001, 64), torch.float32),
+    whole((300001, 33), torch.float64),
+    whole((100001, 41), torch.float64),
+    whole((100001, 47), torch.float64),
+    element_in((150001, 64), torch.float64),
+    whole((270001, 33), torch.float16),
+    whole((200001, 47), torch.bfloat16),
+]
+# 1-byte column sums through L2 around be3fec9's rule (4-lane bands where the
+# widest bands are 3 or fewer): one-byte-l2-bounds-switch.patch.
+ONE_BYTE_L2_BOUND_CASES = [
+    whole((70001, columns), torch.int8) for columns in (24, 31, 51, 65, 80, 95)
+] + [whole((70001, 31), torch.uint8)]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -298,6 +318,8 @@ CASE_SETS = {
     "wide_interleaved": WIDE_INTERLEAVED_CASES,
     "long_interleaved": LONG_INTERLEAVED_CASES,
     "wide_interleaved_rule": WIDE_INTERLEAVED_RULE_CASES,
+    "wide_interleaved_partials": WIDE_INTERLEAVED_PARTIALS_CASES,
+    "one_byte_l2_bounds": ONE_BYTE_L2_BOUND_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
