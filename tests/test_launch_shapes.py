@@ -1130,11 +1130,10 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     span an element in; past 32 columns, long sums (two rounds of loads a thread of
     a wave: 4.1M, 3.5M and 5M vectors against 1.1M on a 132-SM GPU) of up to 64
     16-bit columns (33 and 47 here), and of 33 8-byte ones (a third of two
-    32-lane bands idle). Not
-    there: 32 fp32 columns from a vector boundary (the band kernels' vectors),
-    int16 (8 int64 sums a thread), spans under 256 vectors (the row class for 2 or
-    3 columns), and past 32 columns 64 fp32 and 47 fp64 columns (fuller bands), a
-    short sum (82k vectors), 65 columns and int32."""
+    32-lane bands idle). Not there: 32 fp32 columns from a vector boundary (the
+    band kernels' vectors), int16 (8 int64 sums a thread), spans under 256 vectors
+    (the row class for 2 or 3 columns), and past 32 columns 64 fp32 and 47 fp64
+    columns (fuller bands), a short sum (82k vectors), 65 columns and int32."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
