@@ -1156,11 +1156,11 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
       // 1-byte ones up to 3 bands whatever their idle lanes (int8 70001x51
       // 9.66 -> 7.90, 70001x65 10.33 -> 8.73; from 4, 70001x97 11.54 ->
       // 12.55), where the sectors they share stay within the L2's rate.
-      const int64_t lanes = ceil_div(problem.inner_outputs, int64_t(bands.width)) * bands.width;
-      const bool third_idle = 3 * (lanes - problem.inner_outputs) >= lanes;
-      const bool few_one_byte_bands = sizeof(InT) == 1 && lanes <= 3 * int64_t(bands.width);
+      const bool few_one_byte_bands =
+          sizeof(InT) == 1 && ceil_div(problem.inner_outputs, int64_t(bands.width)) <= 3;
       if (splits > 1 && !clusters.holds(splits, bands.count) &&
-          (third_idle || few_one_byte_bands)) {
+          (leaves_a_third_of_lanes_idle(problem.inner_outputs, bands.width) ||
+           few_one_byte_bands)) {
         const Bands narrowest = bands_of<1>(problem, kColumnAThreadMinLanesLog2<InT>);
         const int64_t narrowest_splits = band_splits(narrowest, rows, wave);
         if (narrowest_splits > 1 && !clusters.holds(narrowest_splits, narrowest.count)) {

@@ -208,8 +208,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
                            kMaxWideInterleavedColumns)) {
       return false;
     }
-    const int64_t band_lanes = ceil_div(columns, int64_t(kWarpSize)) * kWarpSize;
-    if (sizeof(InT) > 2 && 3 * (band_lanes - columns) < band_lanes) return false;
+    if (sizeof(InT) > 2 && !leaves_a_third_of_lanes_idle(columns, kWarpSize)) return false;
     const int64_t vectors = spans * problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
     const int64_t wave =
         one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);

@@ -42,4 +42,14 @@ inline int64_t split_count(int64_t outputs, int64_t work_per_output, int64_t wav
   return std::clamp<int64_t>(wave / outputs, 1, std::min(work_per_output, max_splits));
 }
 
+// Whether bands of `band_width` column lanes over `columns` columns leave a
+// third or more of their lanes idle (33 columns in two bands of 32: 31 of 64
+// idle), whose blocks load rows as a full band's do: where a column a thread
+// pays to leave its widest bands (column_sum.cu's 4-lane L2 bands,
+// interleaved_column_sum.cu's run past 32 columns).
+inline bool leaves_a_third_of_lanes_idle(int64_t columns, int64_t band_width) {
+  const int64_t lanes = ceil_div(columns, band_width) * band_width;
+  return 3 * (lanes - columns) >= lanes;
+}
+
 }  // namespace torch_reduce::cuda::v7
