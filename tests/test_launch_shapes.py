@@ -702,9 +702,9 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
 
 
 # Long sums of a flat column a thread through L2 (sm_90, 132 SMs): where the widest
-# bands (32 lanes) leave a third or more of their lanes idle, or are 3 or fewer of
-# 1-byte columns, bands of 4 lanes of a wave's splits; else the widest, 256 splits
-# (the finish's cap) or a wave's.
+# bands (32 lanes) leave a third or more of their lanes idle, or, of 1-byte columns,
+# are 3 or fewer and leave a third of the last band's lanes idle, bands of 4 lanes
+# of a wave's splits; else the widest, 256 splits (the finish's cap) or a wave's.
 # (rows, columns, dtype, grid)
 NARROW_L2_BAND_SUMS = [
     (100001, 41, torch.float16, [11, 48]),  # 23 of 64 lanes idle
@@ -712,7 +712,9 @@ NARROW_L2_BAND_SUMS = [
     (100001, 65, torch.float16, [3, 176]),  # 31 of 96
     (70001, 41, torch.int8, [11, 48]),
     (70001, 51, torch.int8, [13, 40]),  # 13 of 64, 2 bands
-    (70001, 65, torch.int8, [17, 31]),  # 3 bands
+    (70001, 65, torch.int8, [17, 31]),  # 3 bands, 31 of the last's 32 lanes idle
+    (70001, 80, torch.int8, [20, 26]),  # 16 of the last's 32
+    (70001, 95, torch.int8, [3, 176]),  # 1 of the last's 32
     (70001, 97, torch.int8, [4, 132]),  # 4 bands
 ]
 

@@ -287,6 +287,21 @@ WIDE_INTERLEAVED_PARTIALS_CASES = [
 ONE_BYTE_L2_BOUND_CASES = [
     whole((70001, columns), torch.int8) for columns in (24, 31, 51, 65, 80, 95)
 ] + [whole((70001, 31), torch.uint8)]
+# Mid-size sums of 33-64 interleaved float columns, which trail Inductor in
+# the band kernels, with long controls: interleaved-mid-switch.patch.
+INTERLEAVED_MID_CASES = [
+    whole((100001, 33), torch.float16),
+    whole((50001, 33), torch.bfloat16),
+    whole((200001, 33), torch.float16),
+    whole((30001, 64), torch.float16),
+    whole((20001, 47), torch.bfloat16),
+    whole((20001, 33), torch.float32),
+    whole((100001, 41), torch.float32),
+    whole((20001, 33), torch.float64),
+    whole((100001, 41), torch.float64),
+    whole((300001, 41), torch.float64),
+    whole((150001, 33), torch.float32),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -320,6 +335,7 @@ CASE_SETS = {
     "wide_interleaved_rule": WIDE_INTERLEAVED_RULE_CASES,
     "wide_interleaved_partials": WIDE_INTERLEAVED_PARTIALS_CASES,
     "one_byte_l2_bounds": ONE_BYTE_L2_BOUND_CASES,
+    "interleaved_mid": INTERLEAVED_MID_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }

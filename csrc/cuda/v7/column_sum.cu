@@ -1153,14 +1153,19 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // 1-byte lanes share each 32-byte sector, so 7.5x the data crosses L2 ->
     // SM (ncu, session 69), which a wide sum's L2 does not keep up with.
     if constexpr (kFlat && sizeof(InT) <= 2) {
-      // 1-byte ones up to 3 bands whatever their idle lanes (int8 70001x51
-      // 9.66 -> 7.90, 70001x65 10.33 -> 8.73; from 4, 70001x97 11.54 ->
-      // 12.55), where the sectors they share stay within the L2's rate.
-      const bool few_one_byte_bands =
-          sizeof(InT) == 1 && ceil_div(problem.inner_outputs, int64_t(bands.width)) <= 3;
+      // 1-byte ones also where, of up to 3 bands, the last leaves a third or
+      // more of its lanes idle (int8 70001x51 9.66 -> 7.90, 70001x65 10.33
+      // -> 8.73, 70001x80 17.19 -> 17.18), where the sectors they share stay
+      // within the L2's rate; not where the last is (nearly) full (70001x95
+      // 10.51 -> 12.56, session 71, one-byte-l2-bounds-switch.patch) nor from
+      // 4 bands (70001x97 11.54 -> 12.55).
+      const int64_t columns = problem.inner_outputs;
+      const int64_t band_count = ceil_div(columns, int64_t(bands.width));
+      const bool one_byte_last_band_idle =
+          sizeof(InT) == 1 && band_count <= 3 &&
+          leaves_a_third_of_lanes_idle(columns - (band_count - 1) * bands.width, bands.width);
       if (splits > 1 && !clusters.holds(splits, bands.count) &&
-          (leaves_a_third_of_lanes_idle(problem.inner_outputs, bands.width) ||
-           few_one_byte_bands)) {
+          (leaves_a_third_of_lanes_idle(columns, bands.width) || one_byte_last_band_idle)) {
         const Bands narrowest = bands_of<1>(problem, kColumnAThreadMinLanesLog2<InT>);
         const int64_t narrowest_splits = band_splits(narrowest, rows, wave);
         if (narrowest_splits > 1 && !clusters.holds(narrowest_splits, narrowest.count)) {
