@@ -1115,10 +1115,14 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((1001, 2), torch.bfloat16, 0, False),
         ((1000001, 33), torch.float16, 0, True),
         ((600001, 47), torch.bfloat16, 1, True),
+        ((50001, 33), torch.bfloat16, 0, True),
         ((300001, 33), torch.float64, 0, True),
+        ((100001, 41), torch.float32, 0, True),
         ((200001, 64), torch.float32, 1, False),
         ((100001, 47), torch.float64, 0, False),
         ((20001, 33), torch.float16, 0, False),
+        ((20001, 47), torch.bfloat16, 0, False),
+        ((20001, 33), torch.float64, 0, False),
         ((1000001, 65), torch.float16, 1, False),
         ((1000001, 33), torch.int32, 0, False),
     ],
@@ -1129,17 +1133,25 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
 ):
     """Rows of a few columns back to back, off the vector boundaries, read as one
     run of 16-byte vectors (interleaved_column_sum.cu): 3 columns, and 32 from a
-    span an element in; past 32 columns, long sums (two rounds of loads a thread of
-    a wave: 4.1M, 3.5M and 5M vectors against 1.1M on a 132-SM GPU) of up to 64
-    16-bit columns (33 and 47 here), and of 33 8-byte ones (a third of two
-    32-lane bands idle). Not there: 32 fp32 columns from a vector boundary (the
-    band kernels' vectors), int16 (8 int64 sums a thread), spans under 256 vectors
-    (the row class for 2 or 3 columns), and past 32 columns 64 fp32 and 47 fp64
-    columns (fuller bands), a short sum (82k vectors), 65 columns and int32."""
+    span an element in; past 32 columns, of up to 64 16-bit columns (33 and 47
+    here) a vector or more a thread of a wave (4.1M, 3.5M and 206k vectors against
+    135k on a 132-SM GPU), and of 33-42 4- and 8-byte ones (a third of two 32-lane
+    bands idle) a round of 4 loads or more (5M and 1M against 541k), whose columns
+    a second launch adds, a warp a column. Not there: 32 fp32 columns from a vector
+    boundary (the band kernels' vectors), int16 (8 int64 sums a thread), spans
+    under 256 vectors (the row class for 2 or 3 columns), and past 32 columns 64
+    fp32 and 47 fp64 columns (fuller bands), short sums (82k and 117k 16-bit
+    vectors, 330k fp64 ones), 65 columns and int32. Past 32 columns, the routing
+    is asserted on sm_90 with 132 SMs, where its wave was measured."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
-    assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
+    columns = shape[1]
+    if columns <= 32 or is_sm90_of_132_sms(x.device):
+        assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
+        if interleaved and columns > 32:
+            assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
+            assert launched[1][1:] == [[math.ceil(columns / 8), 1, 1], [256, 1, 1]], launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 

@@ -40,9 +40,8 @@ constexpr int kLoads = 4;
 // once, where a warp a column would take up to 8 turns a warp.
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
 static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a warp");
-// Partials in flight a lane of the finishing block, which adds 33+ outputs a
-// warp an output, in turns, of up to 512 splits each (the held partials over
-// 33 fp32 outputs on 132 SMs): one batch a lane.
+// Partials in flight a lane of a warp that adds an output's splits, up to 512
+// (the held partials over 33 fp32 outputs on 132 SMs): one batch a lane.
 constexpr int kFinishBatch = 16;
 // Element types for which interleaves_columns (problem.h) holds: only they
 // instantiate the kernel.
@@ -55,7 +54,8 @@ constexpr bool kInterleaves = interleaved_accumulators_fit(sizeof(InT), std::is_
 // each span also adds its scalar head and tail. The block's column sums go to
 // the result when a span has one split, else to partials[(group * C + c) *
 // splits + split], which the last block of the span adds (finish_in_last_block)
-// or a second launch does where there are no counters.
+// or a second launch does: where there are no counters, and always past 32
+// columns (launch_interleaved_column_sum).
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
     interleaved_column_kernel(ColumnProblem<InT, OutT> problem, int64_t stride,
@@ -174,28 +174,28 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 
 }  // namespace
 
-// Past 32 columns, a long sum only: one that gives every thread of a wave of
-// blocks two rounds of loads or more (shorter ones gained less or lost; where
-// between 0.8 and 2 rounds they stop gaining was not timed). Of 16-bit floats,
-// up to 64 columns: the band kernels' column a thread reads them 2 bytes a
-// load. Of 4- and 8-byte floats, only where the column a thread's widest bands
-// (32 lanes) leave a third or more of their lanes idle (33-42 columns): they
-// lost at 47 and 64 columns and won or tied at 33. Whether the fuller bands
-// or the run's fewer blocks decide that was not separated: the held partials
-// cap its splits at capacity / columns, fewer than a wave (528 on an H200)
-// past 32 fp32 or 16 fp64 columns (fp32 x64: 264; fp64 x47: 179).
-// On an H200, dim=0, bands -> interleaved (wide-interleaved-finish-switch.patch
-// and wide-interleaved-off-switch.patch, benchmarks/NOTES.md, session 70), us:
-// fp16 270001x33 13.89 -> 11.57, 1000001x33 40.71 -> 21.93, 300001x64 (an
-// element in) 19.00 -> 17.31, bf16 200001x47 13.85 -> 12.00, fp32 500001x33
-// 24.85 -> 21.44, 64x20001x33 dim=1 51.81 -> 42.33, 150001x33 11.59 -> 11.63,
-// fp64 300001x33 29.88 -> 27.31. Left to the bands: fp32 200001x64 (an
-// element in) 18.03 -> 19.54, 300001x47 19.87 -> 19.86, fp64 100001x47 15.65
-// -> 19.23, 150001x64 23.83 -> 34.57; 16-bit sums of fewer rounds (fp16
-// 200001x33, 1.5 rounds, 11.12 -> 10.48; 100001x33, 0.8, 7.75 -> 8.38); 65+
-// columns (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97,
-// though bf16 300001x65 gained, 23.32 -> 18.21); int32, whose sums are int64
-// (timed at 66 columns only: 300001x66 27.26 -> 34.32); int64, not timed.
+// Past 32 columns, a sum of a vector or more a thread of a wave of blocks
+// for 16-bit floats, up to 64 columns: the band kernels' column a thread
+// reads them 2 bytes a load. Of 4- and 8-byte floats, only where the column a
+// thread's widest bands (32 lanes) leave a third or more of their lanes idle
+// (33-42 columns), and a round of loads a thread of a wave or more: they
+// lost at 47 and 64 columns and won or tied at 33 (session 70, the finish
+// in the last block; whether the fuller bands or the run's fewer blocks
+// decide that was not separated: the held partials cap its splits at
+// capacity / columns, fewer than a wave past 32 fp32 or 16 fp64 columns, and
+// a full wave's splits were slower still, session 71).
+// On an H200, dim=0, with the finish a warp a column in a second launch
+// (interleaved-mid-switch.patch, benchmarks/NOTES.md, session 71), bands ->
+// interleaved, us: fp16 100001x33 7.73 -> 7.22 (Inductor 5.85), 200001x33
+// 11.13 -> 9.02, bf16 50001x33 6.07 -> 5.80, fp32 100001x41 10.01 -> 9.15,
+// fp64 100001x41 14.68 -> 13.94, 300001x41 31.37 -> 30.20; and the last
+// block's finish -> the second launch's: fp32 150001x33 11.42 -> 10.12, fp64
+// 100001x41 18.15 -> 13.94. Left to the bands: bf16 20001x47 (0.9 vectors a
+// thread) 4.93 -> 5.28, fp32 20001x33 (0.3 rounds) 5.09 -> 5.35, fp64
+// 20001x33 (0.6) 6.22 -> 7.08; 65+ columns (session 70: fp32 300001x66 25.57
+// -> 26.40, fp16 300001x127 31.17 -> 37.97, though bf16 300001x65 gained,
+// 23.32 -> 18.21); int32, whose sums are int64 (300001x66 27.26 -> 34.32);
+// int64, not timed.
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
                               const LaunchContext& context) {
@@ -208,11 +208,12 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
                            kMaxWideInterleavedColumns)) {
       return false;
     }
-    if (sizeof(InT) > 2 && !leaves_a_third_of_lanes_idle(columns, kWarpSize)) return false;
     const int64_t vectors = spans * problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
-    const int64_t wave =
-        one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
-    return vectors >= 2 * wave * kThreads * kLoads;
+    const int64_t wave_threads =
+        one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count) *
+        kThreads;
+    if (sizeof(InT) == 2) return vectors >= wave_threads;
+    return leaves_a_third_of_lanes_idle(columns, kWarpSize) && vectors >= wave_threads * kLoads;
   }
 }
 
@@ -233,12 +234,19 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                     std::max<int64_t>(1, finish.partials_capacity / (groups * columns)));
     const int64_t period = columns / std::gcd(columns, int64_t(kVec));
     const int64_t threads = splits * kThreads;
-    // A counter a span: more spans than counters finish in a second launch.
-    if (groups > finish.counter_count) finish.counter = nullptr;
+    // A counter a span: more spans than counters finish in a second launch,
+    // as do all past 32 columns, a warp a column (launch_warp_an_output), where
+    // the last block took 33+ columns in turns of 8.
+    const bool wide = columns > kWarpSize;
+    if (groups > finish.counter_count || wide) finish.counter = nullptr;
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
     kernel<<<grid, kThreads, 0, context.stream>>>(problem, threads - threads % period,
                                                   finish.partials, finish.counter);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
+    if (wide && splits > 1) {
+      return launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns,
+                                                           splits, problem.result, context.stream);
+    }
     finish_in_second_launch_if_needed<kThreads>(finish, columns, splits, problem.result,
                                                 context.stream, groups);
   } else {

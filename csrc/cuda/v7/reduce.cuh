@@ -8,6 +8,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "../sum_launchers.h"
 #include "loads.cuh"
 #include "problem.h"
 
@@ -150,6 +151,13 @@ __device__ __forceinline__ AccT sum_every(const AccT* values, int64_t first, int
                                  [](AccT value, int64_t) { return value; }, first, end, step);
 }
 
+// The sum of one output's `splits` partials by a warp: lane l adds splits l,
+// l + 32, ..., kBatch in flight, then the lanes' tree.
+template <int kBatch, typename AccT>
+__device__ __forceinline__ AccT warp_sum_of_splits(const AccT* partials, int64_t splits) {
+  return warp_sum(sum_every<kBatch>(partials, threadIdx.x % kWarpSize, splits, kWarpSize));
+}
+
 // result[o] = sum over s of partials[o * splits + s], in an order fixed by
 // (outputs, splits) alone, so the in-kernel finish and the second-launch
 // finish give the same bits. One output: the whole block; a few, or many of
@@ -170,10 +178,9 @@ __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outpu
   }
   constexpr int kWarps = kBlock / kWarpSize;
   if (outputs < kWarpSize || splits >= kWarpSize) {
-    const int lane = threadIdx.x % kWarpSize;
     for (int64_t o = threadIdx.x / kWarpSize; o < outputs; o += kWarps) {
-      const AccT sum = warp_sum(sum_every<kBatch>(partials + o * splits, lane, splits, kWarpSize));
-      if (lane == 0) result[o] = static_cast<OutT>(sum);
+      const AccT sum = warp_sum_of_splits<kBatch>(partials + o * splits, splits);
+      if (threadIdx.x % kWarpSize == 0) result[o] = static_cast<OutT>(sum);
     }
     return;
   }
@@ -203,6 +210,32 @@ void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outpu
   if (splits <= 1 || finish.counter != nullptr) return;
   sum_partials_kernel<kBlock, AccT, OutT>
       <<<groups, kBlock, 0, stream>>>(finish.partials, outputs, splits, result);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+// The second launch of a split reduction of many outputs, each of many
+// splits: a warp an output, kBlock / 32 outputs a block, side by side on as
+// many multiprocessors, in sum_partials' warp-an-output order. One finishing
+// block takes such outputs a warp at a time, in turns, each a chain of L2
+// loads: interleaved_column_sum.cu's wide run (33-64 outputs of up to 512
+// splits) took 1-4 us longer that way, its second launch included (H200,
+// benchmarks/NOTES.md, session 71).
+template <int kBlock, int kBatch, typename AccT, typename OutT>
+__global__ void __launch_bounds__(kBlock)
+    warp_an_output_kernel(const AccT* partials, int64_t outputs, int64_t splits, OutT* result) {
+  const int64_t output = int64_t(blockIdx.x) * (kBlock / kWarpSize) + threadIdx.x / kWarpSize;
+  if (output >= outputs) return;  // the whole warp
+  const AccT sum = warp_sum_of_splits<kBatch>(partials + output * splits, splits);
+  if (threadIdx.x % kWarpSize == 0) result[output] = static_cast<OutT>(sum);
+}
+
+template <int kBlock, int kBatch, typename AccT, typename OutT>
+void launch_warp_an_output(const AccT* partials, int64_t outputs, int64_t splits, OutT* result,
+                           cudaStream_t stream) {
+  constexpr int64_t kOutputsPerBlock = kBlock / kWarpSize;
+  warp_an_output_kernel<kBlock, kBatch, AccT, OutT>
+      <<<ceil_div(outputs, kOutputsPerBlock), kBlock, 0, stream>>>(partials, outputs, splits,
+                                                                   result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
