@@ -302,6 +302,29 @@ INTERLEAVED_MID_CASES = [
     whole((300001, 41), torch.float64),
     whole((150001, 33), torch.float32),
 ]
+# The wide interleaved run's bounds (a vector a thread of a wave for 16-bit
+# floats, a round of loads for 4- and 8-byte ones: 135k and 541k vectors on
+# an H200) and its second-launch finish, either side of each bound, with
+# sums of many spans and long controls:
+# wide-interleaved-second-launch-switch.patch.
+WIDE_INTERLEAVED_BOUND_CASES = [
+    whole((30001, 33), torch.bfloat16),
+    whole((40001, 33), torch.float16),
+    whole((50001, 33), torch.bfloat16),
+    whole((100001, 33), torch.float16),
+    whole((50001, 33), torch.float32),
+    whole((70001, 41), torch.float32),
+    whole((100001, 41), torch.float32),
+    whole((150001, 33), torch.float32),
+    whole((30001, 33), torch.float64),
+    whole((50001, 41), torch.float64),
+    whole((100001, 41), torch.float64),
+    whole((300001, 33), torch.float64),
+    whole((64, 20001, 33), torch.float32, (1,)),
+    whole((8, 100001, 33), torch.bfloat16, (1,)),
+    whole((1000001, 33), torch.float16),
+    whole((200001, 47), torch.bfloat16),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -336,6 +359,7 @@ CASE_SETS = {
     "wide_interleaved_partials": WIDE_INTERLEAVED_PARTIALS_CASES,
     "one_byte_l2_bounds": ONE_BYTE_L2_BOUND_CASES,
     "interleaved_mid": INTERLEAVED_MID_CASES,
+    "wide_interleaved_bounds": WIDE_INTERLEAVED_BOUND_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
