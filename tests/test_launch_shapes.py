@@ -713,7 +713,6 @@ NARROW_L2_BAND_SUMS = [
     (70001, 41, torch.int8, [11, 48]),
     (70001, 51, torch.int8, [13, 40]),  # 13 of 64, 2 bands
     (70001, 65, torch.int8, [17, 31]),  # 3 bands, 31 of the last's 32 lanes idle
-    (70001, 80, torch.int8, [20, 26]),  # 16 of the last's 32
     (70001, 95, torch.int8, [3, 176]),  # 1 of the last's 32
     (70001, 97, torch.int8, [4, 132]),  # 4 bands
 ]
@@ -1151,7 +1150,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
         if interleaved and columns > 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
-            assert launched[1][1:] == [[math.ceil(columns / 8), 1, 1], [256, 1, 1]], launched
+            assert launched[1][1:] == ([math.ceil(columns / 8), 1, 1], [256, 1, 1]), launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 

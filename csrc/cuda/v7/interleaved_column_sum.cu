@@ -54,8 +54,8 @@ constexpr bool kInterleaves = interleaved_accumulators_fit(sizeof(InT), std::is_
 // each span also adds its scalar head and tail. The block's column sums go to
 // the result when a span has one split, else to partials[(group * C + c) *
 // splits + split], which the last block of the span adds (finish_in_last_block)
-// or a second launch does: where there are no counters, and always past 32
-// columns (launch_interleaved_column_sum).
+// or a second launch does: where there are no counters, and past 32 columns
+// of a warp's splits or more (launch_interleaved_column_sum).
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
     interleaved_column_kernel(ColumnProblem<InT, OutT> problem, int64_t stride,
@@ -234,16 +234,20 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                     std::max<int64_t>(1, finish.partials_capacity / (groups * columns)));
     const int64_t period = columns / std::gcd(columns, int64_t(kVec));
     const int64_t threads = splits * kThreads;
-    // A counter a span: more spans than counters finish in a second launch,
-    // as do all past 32 columns, a warp a column (launch_warp_an_output), where
-    // the last block took 33+ columns in turns of 8.
-    const bool wide = columns > kWarpSize;
-    if (groups > finish.counter_count || wide) finish.counter = nullptr;
+    // A counter a span: more spans than counters finish in a second launch.
+    // So do 33+ columns of a warp's splits or more, a warp a column
+    // (launch_warp_an_output), where the last block took them in turns of 8
+    // warps; of fewer splits, the last block adds them a thread a column in
+    // one turn (sum_partials): fp32 64x20001x33 dim=1, 8 splits a span, 42.23
+    // us there against 42.81 in a second launch; bf16 8x100001x33 dim=1, 66
+    // splits, 19.17 against 17.72 (H200, benchmarks/NOTES.md, session 71).
+    const bool warp_a_column = columns > kWarpSize && splits >= kWarpSize;
+    if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
     kernel<<<grid, kThreads, 0, context.stream>>>(problem, threads - threads % period,
                                                   finish.partials, finish.counter);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
-    if (wide && splits > 1) {
+    if (warp_a_column) {
       return launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns,
                                                            splits, problem.result, context.stream);
     }

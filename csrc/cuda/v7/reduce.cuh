@@ -217,8 +217,8 @@ void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outpu
 // splits: a warp an output, kBlock / 32 outputs a block, side by side on as
 // many multiprocessors, in sum_partials' warp-an-output order. One finishing
 // block takes such outputs a warp at a time, in turns, each a chain of L2
-// loads: interleaved_column_sum.cu's wide run (33-64 outputs of up to 512
-// splits) took 1-4 us longer that way, its second launch included (H200,
+// loads: interleaved_column_sum.cu's wide run (33-64 outputs of 32-512
+// splits) took 1-4 us longer that way than with its second launch (H200,
 // benchmarks/NOTES.md, session 71).
 template <int kBlock, int kBatch, typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
