@@ -325,6 +325,15 @@ WIDE_INTERLEAVED_BOUND_CASES = [
     whole((1000001, 33), torch.float16),
     whole((200001, 47), torch.bfloat16),
 ]
+# 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
+# 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
+# wide-interleaved-second-launch-switch.patch, letter n for the bands.
+WIDE_INTERLEAVED_MOVED_CASES = [
+    whole((100001, 41), torch.float16),
+    whole((100001, 45), torch.float16),
+    whole((100001, 37), torch.bfloat16),
+    whole((60001, 47), torch.float16),
+]
 # Whole-tensor sums (a sum over the only dim) around the one-wave/many-wave
 # edge at 16x L2 (16-bit 2^28 and fp32 2^27 are 8.5x an H200's L2), with
 # 2^24 (the 16-bit cases behind Inductor in session 64's full run) and fp32
@@ -360,6 +369,7 @@ CASE_SETS = {
     "one_byte_l2_bounds": ONE_BYTE_L2_BOUND_CASES,
     "interleaved_mid": INTERLEAVED_MID_CASES,
     "wide_interleaved_bounds": WIDE_INTERLEAVED_BOUND_CASES,
+    "wide_interleaved_moved": WIDE_INTERLEAVED_MOVED_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
