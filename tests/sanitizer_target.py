@@ -261,8 +261,9 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
             (3, 2001, 3), torch.float32, 1
         ),
         # 33 interleaved columns, long enough for the run of vectors past 32 columns
-        # (two rounds of loads a thread of a wave on a 132-SM GPU): threads a
-        # column, and a finish of a warp a column.
+        # (a round of loads a thread of a wave on a 132-SM GPU: 1.2M vectors against
+        # 541k): threads a column, and 256 splits a column that a second launch adds,
+        # a warp a column (warp_an_output_kernel: the sanitizer's only case of it).
         "70001x33 float64, 1 element in": shaped_ending_at_allocation_end(
             (70001, 33), torch.float64, 1
         ),

@@ -446,9 +446,14 @@ COLUMN_CASES = [
         lambda x: x[:, 1:],
     ),
     ("260x4000x3 float32", (260, 4000, 3), torch.float32, [1], lambda x: x),
-    # 32 and 33 such columns of many splits each (a warp an output in the finish,
-    # since session 70): a span an element in, and 33 columns long enough for the
-    # run of vectors past 32 columns.
+    # 33 such columns in 64 spans of 8 splits each (fewer than a warp: the last
+    # block of each span adds them a thread a column, or a second launch where
+    # there are no counters).
+    ("64x3001x33 float32", (64, 3001, 33), torch.float32, [1], lambda x: x),
+    # 32 and 33 such columns of many splits each (a warp an output in the last
+    # block's finish up to 32 columns, in a second launch past them, on every
+    # stream alike): a span an element in, and 33 columns long enough for the run
+    # of vectors past 32 columns.
     (
         "200001x32 float32, an element in",
         (200002, 32),

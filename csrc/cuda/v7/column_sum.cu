@@ -1157,8 +1157,8 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
       // more of its lanes idle (int8 70001x51 9.66 -> 7.90, 70001x65 10.33
       // -> 8.73), where the sectors they share stay within the L2's rate; not
       // where the last is (nearly) full (70001x95 10.51 -> 12.56, session 71,
-      // one-byte-l2-bounds-switch.patch) nor from 4 bands (70001x97 11.54 ->
-      // 12.55).
+      // one-byte-l2-bounds-switch.patch; 54-63 and 86-94 columns by extension,
+      // not timed) nor from 4 bands (70001x97 11.54 -> 12.55).
       const int64_t columns = problem.inner_outputs;
       const int64_t band_count = ceil_div(columns, int64_t(bands.width));
       const bool one_byte_last_band_idle =

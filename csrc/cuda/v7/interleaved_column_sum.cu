@@ -41,7 +41,9 @@ constexpr int kLoads = 4;
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
 static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a warp");
 // Partials in flight a lane of a warp that adds an output's splits, up to 512
-// (the held partials over 33 fp32 outputs on 132 SMs): one batch a lane.
+// (the held partials over 33 fp32 outputs on 132 SMs): one batch a lane; in
+// the last block's finish (up to 32 columns, or fewer than 32 splits) and in
+// the second launch past 32 columns alike.
 constexpr int kFinishBatch = 16;
 // Element types for which interleaves_columns (problem.h) holds: only they
 // instantiate the kernel.
@@ -185,14 +187,17 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 // capacity / columns, fewer than a wave past 32 fp32 or 16 fp64 columns, and
 // a full wave's splits were slower still, session 71).
 // On an H200, dim=0, with the finish a warp a column in a second launch
-// (interleaved-mid-switch.patch, benchmarks/NOTES.md, session 71), bands ->
-// interleaved, us: fp16 100001x33 7.73 -> 7.22 (Inductor 5.85), 200001x33
-// 11.13 -> 9.02, bf16 50001x33 6.07 -> 5.80, fp32 100001x41 10.01 -> 9.15,
-// fp64 100001x41 14.68 -> 13.94, 300001x41 31.37 -> 30.20; and the last
-// block's finish -> the second launch's: fp32 150001x33 11.42 -> 10.12, fp64
-// 100001x41 18.15 -> 13.94. Left to the bands: bf16 20001x47 (0.9 vectors a
-// thread) 4.93 -> 5.28, fp32 20001x33 (0.3 rounds) 5.09 -> 5.35, fp64
-// 20001x33 (0.6) 6.22 -> 7.08; 65+ columns (session 70: fp32 300001x66 25.57
+// (interleaved-mid-switch.patch, benchmarks/NOTES.md, session 71, call 2:
+// letters n -> ie), bands -> interleaved, us: fp16 100001x33 7.70 -> 7.22
+// (Inductor 5.85), 200001x33 11.14 -> 9.02, bf16 50001x33 6.06 -> 5.80,
+// fp32 100001x41 10.04 -> 9.15, fp64 100001x41 14.68 -> 13.94, 300001x41
+// 31.37 -> 30.20; and the last block's finish -> the second launch's
+// (letters i -> ie): fp32 150001x33 11.42 -> 10.12, fp64 100001x41 18.15 ->
+// 13.94. Left to the bands: bf16 20001x47 (0.9 vectors a thread) 4.94 ->
+// 5.28, fp32 20001x33 (0.3 rounds) 5.10 -> 5.35, fp64 20001x33 (0.6) 6.21
+// -> 7.08. Not timed: sums of many spans of few splits each that the 16-bit
+// bound now takes (fp16 64x3001x33 dim=1, 8 splits a span); 65+ columns (session 70: fp32
+// 300001x66 25.57
 // -> 26.40, fp16 300001x127 31.17 -> 37.97, though bf16 300001x65 gained,
 // 23.32 -> 18.21); int32, whose sums are int64 (300001x66 27.26 -> 34.32);
 // int64, not timed.
@@ -248,8 +253,9 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                                   finish.partials, finish.counter);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     if (warp_a_column) {
-      return launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns,
-                                                           splits, problem.result, context.stream);
+      launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns, splits,
+                                                    problem.result, context.stream);
+      return;
     }
     finish_in_second_launch_if_needed<kThreads>(finish, columns, splits, problem.result,
                                                 context.stream, groups);

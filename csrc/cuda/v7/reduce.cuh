@@ -1,5 +1,6 @@
-// Warp and block sums, and the hand-off by which the last block of a grid
-// finishes a reduction in the same launch.
+// Warp and block sums, the hand-off by which the last block of a grid
+// finishes a reduction in the same launch, and the second launches that
+// finish it where it does not (sum_partials_kernel, warp_an_output_kernel).
 #pragma once
 
 #include <c10/cuda/CUDAException.h>
@@ -165,8 +166,9 @@ __device__ __forceinline__ AccT warp_sum_of_splits(const AccT* partials, int64_t
 // thread each added 33+ interleaved columns' hundreds of splits in a chain of
 // loads 4 at a time: fp32 20001x66 dim=0 took 24.5 us interleaved (session
 // 63), 11.0 with a warp each and a gather of 1-4 threads a column (H200,
-// benchmarks/NOTES.md, session 70). kBatch: the partials in flight a thread
-// (the order does not depend on it).
+// benchmarks/NOTES.md, session 70); since session 71 those columns finish in
+// warp_an_output_kernel, in the warp-each order below. kBatch: the partials
+// in flight a thread (the order does not depend on it).
 template <int kBlock, int kBatch = 4, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
                                              OutT* result) {
@@ -233,15 +235,16 @@ template <int kBlock, int kBatch, typename AccT, typename OutT>
 void launch_warp_an_output(const AccT* partials, int64_t outputs, int64_t splits, OutT* result,
                            cudaStream_t stream) {
   constexpr int64_t kOutputsPerBlock = kBlock / kWarpSize;
+  const auto blocks = static_cast<unsigned>(ceil_div(outputs, kOutputsPerBlock));
   warp_an_output_kernel<kBlock, kBatch, AccT, OutT>
-      <<<ceil_div(outputs, kOutputsPerBlock), kBlock, 0, stream>>>(partials, outputs, splits,
-                                                                   result);
+      <<<blocks, kBlock, 0, stream>>>(partials, outputs, splits, result);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 // Finishes a split reduction whose `arrivals` blocks have written their
 // partials: in the last block to arrive when there is a counter, else the
-// caller launches sum_partials_kernel.
+// caller launches sum_partials_kernel (or, for its own outputs and order,
+// warp_an_output_kernel).
 template <int kBlock, int kBatch = 4, typename AccT, typename OutT>
 __device__ __forceinline__ void finish_in_last_block(const AccT* partials, int64_t outputs,
                                                      int64_t splits, OutT* result,
