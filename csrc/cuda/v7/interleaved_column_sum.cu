@@ -196,11 +196,10 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 // 13.94. Left to the bands: bf16 20001x47 (0.9 vectors a thread) 4.94 ->
 // 5.28, fp32 20001x33 (0.3 rounds) 5.10 -> 5.35, fp64 20001x33 (0.6) 6.21
 // -> 7.08. Not timed: sums of many spans of few splits each that the 16-bit
-// bound now takes (fp16 64x3001x33 dim=1, 8 splits a span); 65+ columns (session 70: fp32
-// 300001x66 25.57
-// -> 26.40, fp16 300001x127 31.17 -> 37.97, though bf16 300001x65 gained,
-// 23.32 -> 18.21); int32, whose sums are int64 (300001x66 27.26 -> 34.32);
-// int64, not timed.
+// bound now takes (fp16 64x3001x33 dim=1, 8 splits a span). Left to the
+// bands in session 70: 65+ columns (fp32 300001x66 25.57 -> 26.40, fp16
+// 300001x127 31.17 -> 37.97, though bf16 300001x65 gained, 23.32 -> 18.21);
+// int32, whose sums are int64 (300001x66 27.26 -> 34.32); int64, not timed.
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
                               const LaunchContext& context) {
