@@ -50,6 +50,29 @@ constexpr int kFinishBatch = 16;
 template <typename InT>
 constexpr bool kInterleaves = interleaved_accumulators_fit(sizeof(InT), std::is_integral_v<InT>);
 
+// values[first] + values[first + step] + ... below kEnd, added in that order
+// from +0, four reads in flight: an unrolled loop of a runtime step first
+// divides for its trip count, a chain of ~20 instructions after the barrier
+// (benchmarks/NOTES.md, session 72).
+template <int kEnd, typename AccT>
+__device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int step) {
+  constexpr int kInFlight = 4;
+  AccT sum = AccT(0);
+#pragma unroll 1
+  for (int j = first; j < kEnd; j += kInFlight * step) {
+    AccT batch[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      batch[u] = j + u * step < kEnd ? values[j + u * step] : AccT(0);
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      if (j + u * step < kEnd) sum += batch[u];
+    }
+  }
+  return sum;
+}
+
 // Block (split, group): split `blockIdx.x` of the span of outer index
 // `blockIdx.y`. A thread loads vectors first, first + stride, ... of the span
 // (first = blockIdx.x * kThreads + threadIdx.x, below `stride`); block 0 of
@@ -79,6 +102,17 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   const InT head_element = takes_edges && thread < head ? span[thread] : InT(0);
   const InT tail_element =
       takes_edges && thread < numel - tail_begin ? span[tail_begin + thread] : InT(0);
+
+  // Element k of thread t's vectors is span element head + kVec * (blockIdx.x
+  // * kThreads + t) + k (mod C, as the stride is a multiple of the period):
+  // position j = t * kVec + k lies in column (phase + j) mod C. Head element k
+  // lies in column k mod C, tail element k in column (tail_phase + k) mod C.
+  // Both divisions come before the loads, whose latency hides them, where
+  // after the barrier they waited on each other (benchmarks/NOTES.md, session
+  // 72); the phase in 32 bits, as a grid of a wave at most keeps it there.
+  const int phase =
+      int((unsigned(head) + unsigned(kVec * kThreads) * blockIdx.x) % unsigned(columns));
+  const int tail_phase = takes_edges ? int(tail_begin % columns) : 0;
 
   AccT sums[kVec];
 #pragma unroll
@@ -111,14 +145,12 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   }
   __syncthreads();
 
-  // Element k of thread t's vectors is span element head + kVec * (blockIdx.x
-  // * kThreads + t) + k (mod C, as the stride is a multiple of the period):
-  // position j = t * kVec + k lies in column (phase + j) mod C. Head element k
-  // lies in column k mod C, tail element k in column (tail_phase + k) mod C:
-  // one 64-bit modulo (a long subroutine) a thread, where each lane took one
-  // a column.
-  const int phase = int((head + int64_t(kVec) * kThreads * blockIdx.x) % columns);
-  const int tail_phase = int(tail_begin % columns);
+  // The parked positions of `column` that one of its `threads` threads adds,
+  // from (column - phase) mod C (without a division: both lie in [0, C)).
+  const auto column_share = [&](int column, int part, int threads) {
+    const int first = column - phase + (column < phase ? columns : 0) + part * columns;
+    return strided_sum<kThreads * kVec>(positions, first, threads * columns);
+  };
   const auto store = [&](int column, AccT sum) {
     const int64_t output = group * columns + column;
     if (splits == 1) {
@@ -132,11 +164,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
     const int part = thread % kWideColumnThreads;
     AccT sum = AccT(0);
     if (column < columns) {
-#pragma unroll 4
-      for (int j = (column - phase + columns) % columns + part * columns; j < kThreads * kVec;
-           j += kWideColumnThreads * columns) {
-        sum += positions[j];
-      }
+      sum = column_share(column, part, kWideColumnThreads);
       if (takes_edges && part == 0) {
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {  // k < kVec < columns
@@ -152,12 +180,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
     const int warp = thread / kWarpSize;
     const int lane = thread % kWarpSize;
     for (int column = warp; column < columns; column += kWarps) {
-      AccT sum = AccT(0);
-#pragma unroll 4
-      for (int j = (column - phase + columns) % columns + lane * columns; j < kThreads * kVec;
-           j += kWarpSize * columns) {
-        sum += positions[j];
-      }
+      AccT sum = column_share(column, lane, kWarpSize);
       if (takes_edges && lane < kVec) {
         if (lane % columns == column) sum += edges[0][lane];
         if ((tail_phase + lane) % columns == column) sum += edges[1][lane];

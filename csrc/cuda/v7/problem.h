@@ -34,13 +34,15 @@ struct StridedIndex {
 
   // `index` < numel(). Static indices only: a dynamically indexed kernel
   // parameter would be copied to local memory. The outermost dim needs no
-  // division, so one coalesced dim costs a multiply; it returns first,
-  // without stepping through the other dims' code: a reload of ndim, a test
-  // and a taken branch each, which put ~35 instructions and instruction-cache
-  // misses before a column kernel's first load (benchmarks/NOTES.md, session
-  // 14).
+  // division, so one coalesced dim costs a multiply, and none (the one span
+  // of a 2-d column sum) nothing; both return first, without stepping
+  // through the other dims' code: a reload of ndim, a test and a taken
+  // branch each, which put ~35 instructions and instruction-cache misses
+  // before a column kernel's first load (benchmarks/NOTES.md, session 14),
+  // and 22% of the interleaved kernel's warp samples where ndim was 0
+  // (session 72).
   C10_HOST_DEVICE int64_t offset(int64_t index) const {
-    if (ndim == 1) return index * strides[0];
+    if (ndim <= 1) return ndim == 1 ? index * strides[0] : 0;
     int64_t offset = 0;
 #pragma unroll
     for (int d = kMaxDims - 1; d > 0; --d) {
