@@ -325,6 +325,22 @@ WIDE_INTERLEAVED_BOUND_CASES = [
     whole((1000001, 33), torch.float16),
     whole((200001, 47), torch.bfloat16),
 ]
+# Below the wide interleaved run's bounds, in the bands: whether 6312096's
+# faster interleaved kernel moves the bounds (wide-interleaved-below-bounds-switch.patch,
+# letter i: the run at any size its shape allows).
+WIDE_INTERLEAVED_BELOW_BOUND_CASES = [
+    whole((20001, 33), torch.float16),
+    whole((30001, 33), torch.bfloat16),
+    whole((20001, 47), torch.bfloat16),
+    whole((10001, 33), torch.float16),
+    whole((20001, 33), torch.float32),
+    whole((50001, 33), torch.float32),
+    whole((100001, 47), torch.float32),
+    whole((20001, 33), torch.float64),
+    whole((30001, 33), torch.float64),
+    whole((50001, 47), torch.float64),
+    whole((64, 3001, 33), torch.float32, (1,)),
+]
 # 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
 # 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
 # wide-interleaved-second-launch-switch.patch, letter n for the bands.
@@ -370,6 +386,7 @@ CASE_SETS = {
     "interleaved_mid": INTERLEAVED_MID_CASES,
     "wide_interleaved_bounds": WIDE_INTERLEAVED_BOUND_CASES,
     "wide_interleaved_moved": WIDE_INTERLEAVED_MOVED_CASES,
+    "wide_interleaved_below_bounds": WIDE_INTERLEAVED_BELOW_BOUND_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
