@@ -53,7 +53,10 @@ constexpr bool kInterleaves = interleaved_accumulators_fit(sizeof(InT), std::is_
 // values[first] + values[first + step] + ... below kEnd, added in that order
 // from +0, four reads in flight: an unrolled loop of a runtime step first
 // divides for its trip count, a chain of ~20 instructions after the barrier
-// (benchmarks/NOTES.md, session 72).
+// (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every has the same
+// batches and order, but in 64-bit indices with its loop left to nvcc: called
+// here, it put 235 more instructions after the barrier, a 64-bit division
+// among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled loop.
 template <int kEnd, typename AccT>
 __device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int step) {
   constexpr int kInFlight = 4;
