@@ -582,7 +582,9 @@ SMALL_COLUMN_SUMS = [
     (2048, 1001, torch.float32, [32, 8]),
     (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
     (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
-    (20000, 64, torch.float32, None),  # 2 lanes would give 20 rows a thread: through L2
+    # 2 lanes would give 20 rows a thread: through L2 (64 such columns take the
+    # interleaved run: test_interleaved_columns_read_as_one_run_of_vectors)
+    (20000, 72, torch.float32, None),
     (64, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
     # The other types' column a thread. 33 columns: bands of 4 lanes (8-byte types'
     # 16-byte spans, 2 lanes, would be 17 bands, 136 blocks); 1001 columns: 32 lanes,
@@ -635,10 +637,11 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # 132 SMs the grid each takes: (rows, dtype, kernel, grid). In clusters of 8 splits,
 # bands are 4 lanes (64 row lanes), and past 16 rows a thread (8 for 8-byte types) a
 # thread loads two rounds: 511 rows leave a thread 0-1 rows, 2001 3-4, 3199 6-7, 4097
-# 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193 16-17, 16-bit 20,001 39-40
-# and 27,649 54-55 (within the second limit's 4 rounds of 16); 8-byte 777 1-2, 3001
-# 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2 lanes 8-9 (past a block an
-# SM, within two and 4 rounds of 8), and 1-byte 20,001 rows 39-40. Past the clusters'
+# 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193 16-17, 16-bit 16,001
+# 31-32, 20,001 39-40 and 27,649 54-55 (within the second limit's 4 rounds of 16);
+# 8-byte 777 1-2, 3001 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2
+# lanes 8-9 (past a block an SM, within two and 4 rounds of 8), and 1-byte 20,001
+# rows 39-40. Past the clusters'
 # rows, 16-bit and 1-byte 100,001 rows go through L2 in 9 bands of 4 lanes (64 row
 # lanes) of 58 splits (a wave), 26-27 rows a thread: their widest bands, 2 of 32
 # lanes, leave 31 of 64 lanes idle (test_a_column_a_thread_through_l2_narrows_...);
@@ -662,13 +665,15 @@ COLUMN_A_THREAD_SUMS += [
     for eight_byte in (torch.int64, torch.float64)
     for rows in (777, 3001, 4097, 6001, 8193)
 ]
-# 100001 rows of 33 16-bit floats take the interleaved run instead (a vector a
-# thread of a wave: test_interleaved_columns_read_as_one_run_of_vectors).
-for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
-    COLUMN_A_THREAD_SUMS += [
-        (20001, sixteen_bit, "column_cluster_kernel", [9, 8]),
-        (27649, sixteen_bit, "column_cluster_kernel", [9, 8]),
-    ]
+# From 20001 rows of 33, 16-bit floats take the interleaved run instead (4.5
+# elements a thread of a wave: test_interleaved_columns_read_as_one_run_of_vectors);
+# 16001 rows, 31-32 a thread, stay here.
+for sixteen_bit in (torch.bfloat16, torch.float16):
+    COLUMN_A_THREAD_SUMS += [(16001, sixteen_bit, "column_cluster_kernel", [9, 8])]
+COLUMN_A_THREAD_SUMS += [
+    (20001, torch.int16, "column_cluster_kernel", [9, 8]),
+    (27649, torch.int16, "column_cluster_kernel", [9, 8]),
+]
 COLUMN_A_THREAD_SUMS += [(100001, torch.int16, "column_sum_kernel", [9, 58])]
 for one_byte in (torch.int8, torch.uint8, torch.bool):
     COLUMN_A_THREAD_SUMS += [
@@ -1121,11 +1126,21 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((50001, 33), torch.bfloat16, 0, True),
         ((300001, 33), torch.float64, 0, True),
         ((100001, 41), torch.float32, 0, True),
-        ((200001, 64), torch.float32, 1, False),
+        ((200001, 64), torch.float32, 1, True),
         ((100001, 47), torch.float64, 0, False),
-        ((20001, 33), torch.float16, 0, False),
-        ((20001, 47), torch.bfloat16, 0, False),
-        ((20001, 33), torch.float64, 0, False),
+        ((25001, 33), torch.float64, 0, True),
+        ((20001, 33), torch.float16, 0, True),
+        ((20001, 47), torch.bfloat16, 0, True),
+        ((20001, 33), torch.float32, 0, True),
+        ((15001, 33), torch.float16, 0, False),
+        ((10001, 47), torch.float32, 0, False),
+        ((15001, 33), torch.float64, 0, False),
+        ((50001, 63), torch.float64, 0, False),
+        ((150001, 64), torch.float64, 1, False),
+        ((30001, 64), torch.float16, 0, True),
+        ((50001, 36), torch.float32, 0, True),
+        ((20000, 64), torch.float32, 0, True),
+        ((30001, 34), torch.float64, 0, False),
         ((1000001, 65), torch.float16, 1, False),
         ((1000001, 33), torch.int32, 0, False),
     ],
@@ -1136,16 +1151,18 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
 ):
     """Rows of a few columns back to back, off the vector boundaries, read as one
     run of 16-byte vectors (interleaved_column_sum.cu): 3 columns, and 32 from a
-    span an element in; past 32 columns, of up to 64 16-bit columns (33 and 47
-    here) a vector or more a thread of a wave (4.1M, 3.5M and 206k vectors against
-    135k on a 132-SM GPU), and of 33-42 4- and 8-byte ones (a third of two 32-lane
-    bands idle) a round of 4 loads or more (5M and 1M against 541k), whose columns
-    a second launch adds, a warp a column. Not there: 32 fp32 columns from a vector
-    boundary (the band kernels' vectors), int16 (8 int64 sums a thread), spans
-    under 256 vectors (the row class for 2 or 3 columns), and past 32 columns 64
-    fp32 and 47 fp64 columns (fuller bands), short sums (82k and 117k 16-bit
-    vectors, 330k fp64 ones), 65 columns and int32. Past 32 columns, the routing
-    is asserted on sm_90 with 132 SMs, where its wave was measured."""
+    span an element in. Past 32 columns, up to 64 float columns where a wave's
+    threads (135k on a 132-SM GPU) have 4.5 elements or more each (4.9 at 20001
+    rows of 33) and the held partials allow 3/8 of a wave of blocks (198 of 528;
+    8448 fp64 partials: 41 columns but not 47, 63 or 64), and 33-64 2- and
+    4-byte columns on the vector boundary (64 fp16, 36 and 64 fp32), whose columns a
+    second launch adds, a warp a column. Not there: 32 fp32 columns from a
+    vector boundary (the band kernels' vectors), int16 (8 int64 sums a thread),
+    spans under 256 vectors (the row class for 2 or 3 columns), and past 32
+    columns short sums (3.7 elements a thread at 15001 rows of 33, 3.5 at 10001
+    of 47), 8-byte columns on the vector boundary, 65 columns and int32. Past 32
+    columns, the routing is asserted on sm_90 with 132 SMs, where it was
+    measured."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")

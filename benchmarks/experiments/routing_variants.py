@@ -341,6 +341,74 @@ WIDE_INTERLEAVED_BELOW_BOUND_CASES = [
     whole((50001, 47), torch.float64),
     whole((64, 3001, 33), torch.float32, (1,)),
 ]
+# Around a lower bound for the wide interleaved run once it wins below the old
+# bounds (session 73): 33-64 float columns from a third of a wave of vectors
+# up, with letter i of wide-interleaved-below-bounds-switch.patch.
+WIDE_INTERLEAVED_LOWER_BOUND_CASES = [
+    whole((5001, 33), torch.float16),
+    whole((15001, 33), torch.float16),
+    whole((10001, 47), torch.bfloat16),
+    whole((5001, 33), torch.float32),
+    whole((10001, 33), torch.float32),
+    whole((10001, 47), torch.float32),
+    whole((20001, 63), torch.float32),
+    whole((50001, 63), torch.float32),
+    whole((10001, 33), torch.float64),
+    whole((15001, 33), torch.float64),
+    whole((25001, 33), torch.float64),
+    whole((20001, 47), torch.float64),
+    whole((50001, 63), torch.float64),
+    whole((64, 1001, 33), torch.float32, (1,)),
+    whole((16, 3001, 33), torch.bfloat16, (1,)),
+]
+# Mid-size column sums whose rows lie on the vector boundary (the vector
+# bands take them), with long controls: letter a of
+# aligned-interleaved-switch.patch reads them as one run of vectors.
+ALIGNED_INTERLEAVED_CASES = [
+    whole((30001, 64), torch.float16),
+    whole((20001, 40), torch.float16),
+    whole((50001, 48), torch.bfloat16),
+    whole((100001, 64), torch.float16),
+    whole((20001, 32), torch.float32),
+    whole((50001, 36), torch.float32),
+    whole((100001, 64), torch.float32),
+    whole((30001, 34), torch.float64),
+    whole((50001, 64), torch.float64),
+    whole((50001, 16), torch.float32),
+    whole((50001, 16), torch.float16),
+    whole((50001, 16), torch.int32),
+    whole((1000001, 32), torch.float32),
+    whole((16, 3001, 64), torch.bfloat16, (1,)),
+]
+# Long sums that session 73's rule for the wide interleaved run newly takes
+# (rows on the vector boundary, 43-64 4-byte and 43-48 8-byte columns), with
+# mid-size controls: letter b of wide-interleaved-session-72-rule-switch.patch
+# brings back session 72's rule.
+WIDE_INTERLEAVED_NEW_RULE_CASES = [
+    whole((1000001, 36), torch.float32),
+    whole((1000001, 64), torch.float16),
+    whole((1000001, 40), torch.bfloat16),
+    whole((300001, 64), torch.float32),
+    whole((300001, 47), torch.float64),
+    whole((200001, 48), torch.float64),
+    whole((1000001, 63), torch.float32),
+    whole((2000001, 47), torch.float32),
+    whole((30001, 64), torch.float16),
+    whole((30001, 33), torch.bfloat16),
+    whole((50001, 33), torch.float32),
+]
+# Around session 73's rule for aligned rows and 8-byte splits, with letter b
+# of wide-interleaved-session-72-rule-switch.patch (call 4).
+WIDE_INTERLEAVED_NEW_RULE_EDGE_CASES = [
+    whole((20000, 64), torch.float32),
+    whole((20001, 48), torch.float32),
+    whole((100001, 44), torch.float32),
+    whole((10001, 64), torch.bfloat16),
+    whole((50001, 40), torch.float16),
+    whole((300001, 41), torch.float64),
+    whole((300001, 47), torch.float64),
+    whole((16001, 33), torch.float16),
+]
 # 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
 # 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
 # wide-interleaved-second-launch-switch.patch, letter n for the bands.
@@ -387,6 +455,10 @@ CASE_SETS = {
     "wide_interleaved_bounds": WIDE_INTERLEAVED_BOUND_CASES,
     "wide_interleaved_moved": WIDE_INTERLEAVED_MOVED_CASES,
     "wide_interleaved_below_bounds": WIDE_INTERLEAVED_BELOW_BOUND_CASES,
+    "wide_interleaved_lower_bound": WIDE_INTERLEAVED_LOWER_BOUND_CASES,
+    "aligned_interleaved": ALIGNED_INTERLEAVED_CASES,
+    "wide_interleaved_new_rule": WIDE_INTERLEAVED_NEW_RULE_CASES,
+    "wide_interleaved_new_rule_edges": WIDE_INTERLEAVED_NEW_RULE_EDGE_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }

@@ -1270,14 +1270,14 @@ template <typename InT, typename OutT>
 void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                        const LaunchContext& context) {
   constexpr int kColumns = kVectorColumns<InT>;
-  if (rows_are_vector_aligned(problem)) {
-    return launch_bands<InT, OutT, kColumns>(problem, finish, context);
-  }
-  if (interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
-                          problem.reduced, problem.outer.numel()) ||
-      interleaves_wide_columns(problem, context)) {
+  const bool rows_aligned = rows_are_vector_aligned(problem);
+  if ((!rows_aligned &&
+       interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
+                           problem.reduced, problem.outer.numel())) ||
+      interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context)) {
     return launch_interleaved_column_sum(problem, finish, context);
   }
+  if (rows_aligned) return launch_bands<InT, OutT, kColumns>(problem, finish, context);
   // Off-boundary vectors over one reduced dim (a thread's rows share a phase
   // where they are a multiple of its row lanes times one stride apart;
   // fetch_rows bounds a batch by its first and last rows; a general offset's

@@ -2,19 +2,20 @@
 // lie back to back (the reduced dim's stride is the row's length C, at most
 // 32: interleaves_columns in problem.h; or long sums of up to 64 columns:
 // interleaves_wide_columns below), so that each outer index's rows are
-// one contiguous span, but whose rows do not all start on a vector boundary
-// (C is not a multiple of a 16-byte vector's elements, or the span starts
-// off one). The band kernels (column_sum.cu) read such rows a scalar a
-// thread, and the row class, which took 2 and 3 columns, an element a load:
-// 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline
-// (benchmarks/NOTES.md, session 57). Here each span is read as one run of
-// 16-byte vectors by a grid-stride sweep whose stride, in vectors, is a
-// multiple of C's period (C / gcd(C, elements a vector)): element k of every
-// vector a thread loads then lies in the same column, so the thread keeps
-// one accumulator per element position. The block parks its positions in
-// shared memory in span order, where position j lies in column (phase + j)
-// mod C, and a warp per column adds that column's positions (past 32 columns,
-// a few threads a column).
+// one contiguous span. Up to 32 columns, its rows do not all start on a
+// vector boundary (C is not a multiple of a 16-byte vector's elements, or the
+// span starts off one): the band kernels (column_sum.cu) read such rows a
+// scalar a thread, and the row class, which took 2 and 3 columns, an element
+// a load: 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline
+// (benchmarks/NOTES.md, session 57). Past 32 columns, rows on the boundary
+// too, where the run beat the band kernels' vectors. Here each span is read
+// as one run of 16-byte vectors by a grid-stride sweep whose stride, in
+// vectors, is a multiple of C's period (C / gcd(C, elements a vector)):
+// element k of every vector a thread loads then lies in the same column, so
+// the thread keeps one accumulator per element position. The block parks
+// its positions in shared memory in span order, where position j lies in
+// column (phase + j) mod C, and a warp per column adds that column's
+// positions (past 32 columns, a few threads a column).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -110,12 +111,15 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // * kThreads + t) + k (mod C, as the stride is a multiple of the period):
   // position j = t * kVec + k lies in column (phase + j) mod C. Head element k
   // lies in column k mod C, tail element k in column (tail_phase + k) mod C.
-  // Both divisions come before the loads, whose latency hides them, where
-  // after the barrier they waited on each other (benchmarks/NOTES.md, session
-  // 72); the phase in 32 bits, as a grid of a wave at most keeps it there.
+  // The phase's division comes before the loads, whose latency hides it,
+  // where after the barrier it waited (benchmarks/NOTES.md, session 72); in
+  // 32 bits, as the launcher keeps the grid to a wave. The span is whole
+  // rows of C, so the tail, tail_length < kVec elements before its end,
+  // starts at -tail_length mod C: a few adds, no division.
   const int phase =
       int((unsigned(head) + unsigned(kVec * kThreads) * blockIdx.x) % unsigned(columns));
-  const int tail_phase = takes_edges ? int(tail_begin % columns) : 0;
+  int tail_phase = -int(numel - tail_begin);
+  while (tail_phase < 0) tail_phase += columns;
 
   AccT sums[kVec];
 #pragma unroll
@@ -151,8 +155,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // The parked positions of `column` that one of its `threads` threads adds,
   // from (column - phase) mod C (without a division: both lie in [0, C)).
   const auto column_share = [&](int column, int part, int threads) {
-    const int first = column - phase + (column < phase ? columns : 0) + part * columns;
-    return strided_sum<kThreads * kVec>(positions, first, threads * columns);
+    const int start = column - phase + (column < phase ? columns : 0) + part * columns;
+    return strided_sum<kThreads * kVec>(positions, start, threads * columns);
   };
   const auto store = [&](int column, AccT sum) {
     const int64_t output = group * columns + column;
@@ -202,48 +206,47 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 
 }  // namespace
 
-// Past 32 columns, a sum of a vector or more a thread of a wave of blocks
-// for 16-bit floats, up to 64 columns: the band kernels' column a thread
-// reads them 2 bytes a load. Of 4- and 8-byte floats, only where the column a
-// thread's widest bands (32 lanes) leave a third or more of their lanes idle
-// (33-42 columns), and a round of loads a thread of a wave or more: they
-// lost at 47 and 64 columns and won or tied at 33 (session 70, the finish
-// in the last block; whether the fuller bands or the run's fewer blocks
-// decide that was not separated: the held partials cap its splits at
-// capacity / columns, fewer than a wave past 32 fp32 or 16 fp64 columns, and
-// a full wave's splits were slower still, session 71).
-// On an H200, dim=0, with the finish a warp a column in a second launch
-// (interleaved-mid-switch.patch, benchmarks/NOTES.md, session 71, call 2:
-// letters n -> ie), bands -> interleaved, us: fp16 100001x33 7.70 -> 7.22
-// (Inductor 5.85), 200001x33 11.14 -> 9.02, bf16 50001x33 6.06 -> 5.80,
-// fp32 100001x41 10.04 -> 9.15, fp64 100001x41 14.68 -> 13.94, 300001x41
-// 31.37 -> 30.20; and the last block's finish -> the second launch's
-// (letters i -> ie): fp32 150001x33 11.42 -> 10.12, fp64 100001x41 18.15 ->
-// 13.94. Left to the bands: bf16 20001x47 (0.9 vectors a thread) 4.94 ->
-// 5.28, fp32 20001x33 (0.3 rounds) 5.10 -> 5.35, fp64 20001x33 (0.6) 6.21
-// -> 7.08. Not timed: sums of many spans of few splits each that the 16-bit
-// bound now takes (fp16 64x3001x33 dim=1, 8 splits a span). Left to the
-// bands in session 70: 65+ columns (fp32 300001x66 25.57 -> 26.40, fp16
-// 300001x127 31.17 -> 37.97, though bf16 300001x65 gained, 23.32 -> 18.21);
-// int32, whose sums are int64 (300001x66 27.26 -> 34.32); int64, not timed.
+// 33-64 columns of a floating type, where the wave's threads would have 4.5
+// elements or more each, and the held partials allow 3/8 of a wave of blocks
+// or more (capacity / columns splits in all: up to 42 8-byte columns, all 64
+// of the others); rows on the vector boundary as well, of 2- and 4-byte types
+// in one span. On an H200, dim=0, with 6312096's kernel and the finish a warp
+// a column in a second launch (benchmarks/NOTES.md, session 73, calls 1-3),
+// bands -> interleaved, us: under the bound, fp16 10001x33 (2.4 elements a
+// thread) 3.86 -> 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47, fp64 15001x33
+// (3.7) 5.53 -> 5.75; at it (4.9), fp16 20001x33 4.67 -> 4.64, fp32 20001x33
+// 5.16 -> 4.70, fp64 20001x33 6.26 -> 6.45; past it, bf16 30001x33 5.42 ->
+// 4.79, fp32 50001x33 7.41 -> 5.94, fp64 30001x33 8.14 -> 6.72, fp32
+// 2000001x47 101.99 -> 89.39. Splits (the wave: 528 blocks): fp64 100001x41
+// (206) won in session 71 (14.68 -> 13.94, 300001x41 31.37 -> 30.20), fp32
+// 200001x64 an element in (264) 17.77 -> 16.26; fp64 100001x47 (179) 15.50
+// -> 15.11 but 300001x47 33.60 -> 34.93, 50001x63 (134) 11.94 -> 12.80 and
+// 150001x64 an element in (132) 23.41 -> 28.84. Aligned rows
+// (aligned-interleaved-switch.patch): fp16 30001x64 6.61 -> 5.51, 1000001x64
+// 46.19 -> 35.32, bf16 1000001x40 40.73 -> 23.44, fp32 50001x36 6.66 ->
+// 6.07, 300001x64 22.39 -> 22.31, but fp64 30001x34 6.72 -> 7.01 and bf16
+// 16x3001x64 dim=1 (16 spans) 4.93 -> 6.24. Left to the bands in session 70:
+// 65+ columns (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 ->
+// 37.97, though bf16 300001x65 gained, 23.32 -> 18.21); int32, whose sums
+// are int64 (300001x66 27.26 -> 34.32); int64, not timed.
 template <typename InT, typename OutT>
-bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
-                              const LaunchContext& context) {
+bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows_aligned,
+                              int64_t partials_capacity, const LaunchContext& context) {
   if constexpr (!kInterleaves<InT> || std::is_integral_v<InT>) {
     return false;
   } else {
     const int64_t spans = problem.outer.numel();
     const int64_t columns = problem.inner_outputs;
-    if (!interleaved_shape(sizeof(InT), false, columns, problem.reduced, spans,
-                           kMaxWideInterleavedColumns)) {
+    if (columns <= kWarpSize ||
+        !interleaved_shape(sizeof(InT), false, columns, problem.reduced, spans,
+                           kMaxWideInterleavedColumns) ||
+        (rows_aligned && (sizeof(InT) == 8 || spans > 1))) {
       return false;
     }
-    const int64_t vectors = spans * problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
-    const int64_t wave_threads =
-        one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count) *
-        kThreads;
-    if (sizeof(InT) == 2) return vectors >= wave_threads;
-    return leaves_a_third_of_lanes_idle(columns, kWarpSize) && vectors >= wave_threads * kLoads;
+    const int64_t wave =
+        one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
+    const int64_t elements = spans * problem.reduced.sizes[0] * columns;
+    return 8 * (partials_capacity / columns) >= 3 * wave && 2 * elements >= 9 * wave * kThreads;
   }
 }
 
@@ -264,6 +267,8 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                     std::max<int64_t>(1, finish.partials_capacity / (groups * columns)));
     const int64_t period = columns / std::gcd(columns, int64_t(kVec));
     const int64_t threads = splits * kThreads;
+    TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
+                          "interleaved_column_kernel's 32-bit phase: ", splits, " splits");
     // A counter a span: more spans than counters finish in a second launch.
     // So do 33+ columns of a warp's splits or more, a warp a column
     // (launch_warp_an_output), where the last block took them in turns of 8
@@ -290,10 +295,10 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   }
 }
 
-#define INSTANTIATE(InT, OutT)                                                       \
-  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, \
-                                                    const LaunchContext&);           \
-  template void launch_interleaved_column_sum<InT, OutT>(                            \
+#define INSTANTIATE(InT, OutT)                                                             \
+  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, bool, \
+                                                    int64_t, const LaunchContext&);        \
+  template void launch_interleaved_column_sum<InT, OutT>(                                  \
       const ColumnProblem<InT, OutT>&, Finish<acc_t<InT>>, const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE

@@ -51,7 +51,7 @@ struct StridedIndex {
         index /= sizes[d];
       }
     }
-    return ndim > 0 ? offset + index * strides[0] : 0;
+    return offset + index * strides[0];
   }
 };
 
@@ -233,12 +233,14 @@ inline bool interleaves_columns(int64_t element_size, bool integral, int64_t col
 // The most columns interleaves_wide_columns takes.
 constexpr int64_t kMaxWideInterleavedColumns = 64;
 
-// Whether a column sum of 33-64 interleaved columns of a floating type is long
-// enough that interleaved_column_sum.cu's run of vectors beats the band
-// kernels' column a thread: interleaved_column_sum.cu says where.
+// Whether a column sum of 33-64 interleaved columns of a floating type, its
+// rows on the vector boundary or not, is long enough that
+// interleaved_column_sum.cu's run of vectors beats the band kernels, with
+// `partials_capacity` held partials for its splits: interleaved_column_sum.cu
+// says where.
 template <typename InT, typename OutT>
-bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem,
-                              const LaunchContext& context);
+bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows_aligned,
+                              int64_t partials_capacity, const LaunchContext& context);
 
 // A column sum for which interleaves_columns or interleaves_wide_columns
 // holds.
