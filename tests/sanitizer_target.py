@@ -213,7 +213,7 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # Column sums split over rows: vector loads (clusters of narrow bands for a
         # small sum; splits through L2 past its rounds), then scalar ones.
         "2000x64 float32": shaped_ending_at_allocation_end((2000, 64), torch.float32, 0),
-        "20000x64 float32": shaped_ending_at_allocation_end((20000, 64), torch.float32, 0),
+        "20000x72 float32": shaped_ending_at_allocation_end((20000, 72), torch.float32, 0),
         "300x40x136 bfloat16": shaped_ending_at_allocation_end((300, 40, 136), torch.bfloat16, 0),
         "2000x66 float32, 1 element in": shaped_ending_at_allocation_end(
             (2000, 66), torch.float32, 1
@@ -344,7 +344,7 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
                 check(result, x, what, dim=dims or None, keepdim=keepdim)
     # A split column sum through L2 on an external stream finishes in a second launch.
     with external_stream() as stream, torch.cuda.stream(stream):
-        x = tensors["20000x64 float32"]
+        x = tensors["20000x72 float32"]
         result = SUM_V7.dim_IntList(x, [0])
         stream.synchronize()
         check(result, x, "sum_v7 dims=[0] on an external stream", dim=[0])

@@ -605,12 +605,12 @@ def test_wide_interleaved_column_sums(
     columns, dtype, spans, rows, element_offset, row_offset, seed
 ):
     """Long column sums of 33-64 columns whose rows lie back to back
-    (interleaved_column_sum.cu past 32 columns, where each thread of a wave has a
-    16-bit vector or a round of 4- and 8-byte loads: a few threads a column add
-    its positions, a warp a column adds its splits in a second launch; for 4- and
-    8-byte types up to 42 columns): one span or three, a scalar head or none. 47
-    and 64 4- and 8-byte columns, and 64 16-bit ones from a vector boundary, take
-    the band kernels."""
+    (interleaved_column_sum.cu past 32 columns, where each thread of a wave has 4.5
+    elements or more and the held partials allow 3/8 of a wave of splits: a few
+    threads a column add its positions, a warp a column adds its splits in a second
+    launch; 8-byte types up to 42 columns, off the vector boundary): one span or
+    three, a scalar head or none. 47 and 64 8-byte columns, and rows on a vector
+    boundary of 8-byte types or of three spans, take the band kernels."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

@@ -1,21 +1,21 @@
 // sum_v7 over the rows of a few interleaved columns: a column sum whose rows
-// lie back to back (the reduced dim's stride is the row's length C, at most
-// 32: interleaves_columns in problem.h; or long sums of up to 64 columns:
-// interleaves_wide_columns below), so that each outer index's rows are
-// one contiguous span. Up to 32 columns, its rows do not all start on a
-// vector boundary (C is not a multiple of a 16-byte vector's elements, or the
-// span starts off one): the band kernels (column_sum.cu) read such rows a
-// scalar a thread, and the row class, which took 2 and 3 columns, an element
-// a load: 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline
-// (benchmarks/NOTES.md, session 57). Past 32 columns, rows on the boundary
-// too, where the run beat the band kernels' vectors. Here each span is read
-// as one run of 16-byte vectors by a grid-stride sweep whose stride, in
-// vectors, is a multiple of C's period (C / gcd(C, elements a vector)):
-// element k of every vector a thread loads then lies in the same column, so
-// the thread keeps one accumulator per element position. The block parks
-// its positions in shared memory in span order, where position j lies in
-// column (phase + j) mod C, and a warp per column adds that column's
-// positions (past 32 columns, a few threads a column).
+// lie back to back (the reduced dim's stride is the row's length C, at most 32:
+// interleaves_columns in problem.h; or long sums of up to 64 columns:
+// interleaves_wide_columns below), so that each outer index's rows are one
+// contiguous span. Up to 32 columns, its rows do not all start on a vector
+// boundary (C is not a multiple of a 16-byte vector's elements, or the span
+// starts off one): the band kernels (column_sum.cu) read such rows a scalar a
+// thread, and the row class, which took 2 and 3 columns, an element a load:
+// 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline (benchmarks/NOTES.md,
+// session 57). Past 32 columns, one span's rows of 2- or 4-byte types on the
+// boundary too, where the run beat the band kernels' vectors. Here each span is
+// read as one run of 16-byte vectors by a grid-stride sweep whose stride, in
+// vectors, is a multiple of C's period (C / gcd(C, elements a vector)): element
+// k of every vector a thread loads then lies in the same column, so the thread
+// keeps one accumulator per element position. The block parks its positions in
+// shared memory in span order, where position j lies in column (phase + j) mod
+// C, and a warp per column adds that column's positions (past 32 columns, a few
+// threads a column).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
