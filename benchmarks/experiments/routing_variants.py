@@ -409,6 +409,19 @@ WIDE_INTERLEAVED_NEW_RULE_EDGE_CASES = [
     whole((300001, 47), torch.float64),
     whole((16001, 33), torch.float16),
 ]
+# Up to 32 columns on the vector boundary (the vector bands, 0.75-0.8x
+# Inductor at mid sizes) and off it: letter a of
+# narrow-aligned-interleaved-switch.patch reads the aligned ones as one run
+# of vectors, letter w finishes the run's splits in a second launch, a warp a
+# column, below 33 columns too.
+NARROW_ALIGNED_INTERLEAVED_CASES = [
+    whole((20001, 32), torch.float32),
+    whole((50001, 16), torch.float16),
+    whole((50001, 16), torch.int32),
+    whole((200001, 31), torch.float16),
+    whole((1000000, 3), torch.float32),
+    whole((1000001, 32), torch.float32),
+]
 # 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
 # 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
 # wide-interleaved-second-launch-switch.patch, letter n for the bands.
@@ -459,6 +472,7 @@ CASE_SETS = {
     "aligned_interleaved": ALIGNED_INTERLEAVED_CASES,
     "wide_interleaved_new_rule": WIDE_INTERLEAVED_NEW_RULE_CASES,
     "wide_interleaved_new_rule_edges": WIDE_INTERLEAVED_NEW_RULE_EDGE_CASES,
+    "narrow_aligned_interleaved": NARROW_ALIGNED_INTERLEAVED_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
