@@ -641,10 +641,10 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # 31-32, 20,001 39-40 and 27,649 54-55 (within the second limit's 4 rounds of 16);
 # 8-byte 777 1-2, 3001 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2
 # lanes 8-9 (past a block an SM, within two and 4 rounds of 8), and 1-byte 20,001
-# rows 39-40. Past the clusters'
-# rows, 16-bit and 1-byte 100,001 rows go through L2 in 9 bands of 4 lanes (64 row
-# lanes) of 58 splits (a wave), 26-27 rows a thread: their widest bands, 2 of 32
-# lanes, leave 31 of 64 lanes idle (test_a_column_a_thread_through_l2_narrows_...);
+# rows 39-40. Past the clusters' rows, 16-bit and 1-byte 100,001 rows go through L2
+# in 9 bands of 4 lanes (64 row lanes) of 58 splits (a wave), 26-27 rows a thread:
+# their widest bands, 2 of 32 lanes, leave 31 of 64 lanes idle
+# (test_a_column_a_thread_through_l2_narrows_...);
 # fp32 sums of 33 columns take off-boundary vectors (launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
     (rows, narrower_than_8_bytes, "column_cluster_kernel", [9, 8])

@@ -422,6 +422,21 @@ NARROW_ALIGNED_INTERLEAVED_CASES = [
     whole((1000000, 3), torch.float32),
     whole((1000001, 32), torch.float32),
 ]
+# Off-boundary sums of 4-31 interleaved columns, where the run finishes in
+# its last block, a warp a column in turns of 8 warps: letter w of
+# narrow-aligned-interleaved-switch.patch (a second launch) gained at 31
+# columns and lost at 3 (session 73, call 6); where between them it pays.
+NARROW_SECOND_LAUNCH_CASES = [
+    whole((1000001, 5), torch.float16),
+    whole((200001, 9), torch.float16),
+    whole((200001, 12), torch.float16),
+    element_in((500001, 24), torch.float16),
+    whole((200001, 9), torch.float32),
+    whole((500001, 15), torch.float32),
+    whole((300001, 31), torch.float32),
+    whole((200001, 17), torch.float64),
+    whole((8, 2**20, 3), torch.bfloat16, (1,)),
+]
 # 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
 # 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
 # wide-interleaved-second-launch-switch.patch, letter n for the bands.
@@ -473,6 +488,7 @@ CASE_SETS = {
     "wide_interleaved_new_rule": WIDE_INTERLEAVED_NEW_RULE_CASES,
     "wide_interleaved_new_rule_edges": WIDE_INTERLEAVED_NEW_RULE_EDGE_CASES,
     "narrow_aligned_interleaved": NARROW_ALIGNED_INTERLEAVED_CASES,
+    "narrow_second_launch": NARROW_SECOND_LAUNCH_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
