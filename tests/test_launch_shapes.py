@@ -1174,6 +1174,28 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
+@requires_cuda
+def test_wide_interleaved_finish_waits_for_the_read(seed, tmp_path):
+    """The wide interleaved run's second launch (warp_an_output_kernel) may start
+    before the read kernel ends (programmatic dependent launch, Hopper and newer) and
+    waits for it. Back-to-back sums of different inputs of one shape, no sync between
+    them: each call's partials land where the call before left its own, which a
+    finish that read them early would add. fp32 integers from -8 to 8 over 100001
+    rows of 41 columns: every partial sum is exact, so the results must equal torch's
+    float64 sums."""
+    inputs = [torch.randint(-8, 9, (100001, 41), device="cuda").to(torch.float32) for _ in range(3)]
+    expected = [x.sum(0, dtype=torch.float64).to(torch.float32) for x in inputs]
+    results = [torch.ops.reduce_opt.sum_v7(x, [0]) for x in inputs + inputs]
+    for index, (result, reference) in enumerate(zip(results, expected + expected, strict=True)):
+        assert torch.equal(result, reference), index
+    if is_sm90_of_132_sms(inputs[0].device):
+        launched = launched_kernels(
+            lambda: torch.ops.reduce_opt.sum_v7(inputs[0], [0]), tmp_path / "t.json"
+        )
+        assert "interleaved_column_kernel" in launched[0][0], launched
+        assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
+
+
 def column_kernel_arguments(name):
     """The template arguments of a column_sum.cu band kernel's name after its
     types: (kColumns, kOffBoundary, kFlat), as the profiler prints them."""

@@ -437,6 +437,25 @@ NARROW_SECOND_LAUNCH_CASES = [
     whole((200001, 17), torch.float64),
     whole((8, 2**20, 3), torch.bfloat16, (1,)),
 ]
+# The wide interleaved run's sums, whose second launch (warp_an_output_kernel)
+# starts early, with fp32 64x20001x33 dim=1 (8 splits a span: the last block
+# finishes it, one launch) as a control: letter n of starts-early-switch.patch
+# launches it plainly, as before session 74.
+STARTS_EARLY_CASES = [
+    whole((30001, 33), torch.bfloat16),
+    whole((40001, 33), torch.float16),
+    whole((50001, 33), torch.bfloat16),
+    whole((100001, 33), torch.float16),
+    whole((50001, 33), torch.float32),
+    whole((100001, 41), torch.float32),
+    whole((30001, 33), torch.float64),
+    whole((100001, 41), torch.float64),
+    whole((30001, 64), torch.float16),
+    whole((150001, 33), torch.float32),
+    whole((1000001, 33), torch.float16),
+    whole((8, 100001, 33), torch.bfloat16, (1,)),
+    whole((64, 20001, 33), torch.float32, (1,)),
+]
 # 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
 # 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
 # wide-interleaved-second-launch-switch.patch, letter n for the bands.
@@ -489,6 +508,7 @@ CASE_SETS = {
     "wide_interleaved_new_rule_edges": WIDE_INTERLEAVED_NEW_RULE_EDGE_CASES,
     "narrow_aligned_interleaved": NARROW_ALIGNED_INTERLEAVED_CASES,
     "narrow_second_launch": NARROW_SECOND_LAUNCH_CASES,
+    "starts_early": STARTS_EARLY_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }

@@ -89,6 +89,11 @@ template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
     interleaved_column_kernel(ColumnProblem<InT, OutT> problem, int64_t stride,
                               acc_t<InT>* partials, unsigned int* counters) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The second launch's warp_an_output_kernel, where there is one, may
+  // start now: it waits for this kernel's end before it reads the partials.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   using AccT = acc_t<InT>;
   constexpr int kVec = kElementsPerVector<InT>;
   __shared__ AccT positions[kThreads * kVec];
@@ -284,7 +289,7 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     if (warp_a_column) {
       launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns, splits,
-                                                    problem.result, context.stream);
+                                                    problem.result, context);
       return;
     }
     finish_in_second_launch_if_needed<kThreads>(finish, columns, splits, problem.result,

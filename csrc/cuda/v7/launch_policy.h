@@ -32,6 +32,44 @@ int64_t one_wave(int block, int device, int sm_count) {
   return int64_t(per_sm) * sm_count;
 }
 
+// Whether `kKernel` may start before the kernel ahead of it on the stream
+// ends (programmatic dependent launch): on Hopper and newer, where its code
+// was compiled for them, as griddepcontrol.wait, which holds its reads of
+// the earlier kernel's output back, exists only there. Asked once per device
+// and kernel.
+template <auto kKernel>
+bool starts_early_on(int device) {
+  static PerDeviceCache cache;
+  return cache.get(device, [&] {
+    int major = 0;
+    C10_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    cudaFuncAttributes compiled{};
+    C10_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kKernel));
+    return major >= 9 && compiled.ptxVersion >= 90 ? 2 : 1;
+  }) == 2;
+}
+
+// `kKernel<<<grid, block, 0, stream>>>(args...)`, allowed to start once every
+// block of the kernel ahead of it has run griddepcontrol.launch_dependents
+// (or exited) where starts_early_on holds: its launch and the gap between
+// the two kernels then pass while the first one runs. The kernel must run
+// griddepcontrol.wait before it reads what the earlier kernel wrote.
+template <auto kKernel, typename... Args>
+void launch_starting_early(dim3 grid, int block, cudaStream_t stream, int device,
+                           const Args&... args) {
+  cudaLaunchAttribute starts_early{};
+  starts_early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  starts_early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(block);
+  config.stream = stream;
+  config.attrs = &starts_early;
+  config.numAttrs = starts_early_on<kKernel>(device) ? 1 : 0;
+  C10_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, args...));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
 // How many blocks share one output's work: as many as `outputs * splits`
 // blocks fit in one wave (one block more would start a second wave that
 // takes as long as the first), but no more than there is work for, and not so

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "../sum_launchers.h"
+#include "launch_policy.h"
 #include "loads.cuh"
 #include "problem.h"
 
@@ -221,10 +222,15 @@ void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outpu
 // block takes such outputs a warp at a time, in turns, each a chain of L2
 // loads: interleaved_column_sum.cu's wide run (33-64 outputs of 32-512
 // splits) took 1-4 us longer that way than with its second launch (H200,
-// benchmarks/NOTES.md, session 71).
+// benchmarks/NOTES.md, session 71). It starts early (launch_starting_early)
+// and waits for the kernel that writes the partials; their address passes
+// through the wait, so that no load of them moves above it.
 template <int kBlock, int kBatch, typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
     warp_an_output_kernel(const AccT* partials, int64_t outputs, int64_t splits, OutT* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" : "+l"(partials)::"memory");
+#endif
   const int64_t output = int64_t(blockIdx.x) * (kBlock / kWarpSize) + threadIdx.x / kWarpSize;
   if (output >= outputs) return;  // the whole warp
   const AccT sum = warp_sum_of_splits<kBatch>(partials + output * splits, splits);
@@ -233,12 +239,11 @@ __global__ void __launch_bounds__(kBlock)
 
 template <int kBlock, int kBatch, typename AccT, typename OutT>
 void launch_warp_an_output(const AccT* partials, int64_t outputs, int64_t splits, OutT* result,
-                           cudaStream_t stream) {
+                           const LaunchContext& context) {
   constexpr int64_t kOutputsPerBlock = kBlock / kWarpSize;
   const auto blocks = static_cast<unsigned>(ceil_div(outputs, kOutputsPerBlock));
-  warp_an_output_kernel<kBlock, kBatch, AccT, OutT>
-      <<<blocks, kBlock, 0, stream>>>(partials, outputs, splits, result);
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  launch_starting_early<warp_an_output_kernel<kBlock, kBatch, AccT, OutT>>(
+      dim3(blocks), kBlock, context.stream, context.device, partials, outputs, splits, result);
 }
 
 // Finishes a split reduction whose `arrivals` blocks have written their
