@@ -214,6 +214,9 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # small sum; splits through L2 past its rounds), then scalar ones.
         "2000x64 float32": shaped_ending_at_allocation_end((2000, 64), torch.float32, 0),
         "20000x72 float32": shaped_ending_at_allocation_end((20000, 72), torch.float32, 0),
+        # 33-64 columns of one span on the vector boundary: the interleaved run of
+        # vectors past 32 columns, as 70001x33 below, from a vector boundary.
+        "20000x64 float32": shaped_ending_at_allocation_end((20000, 64), torch.float32, 0),
         "300x40x136 bfloat16": shaped_ending_at_allocation_end((300, 40, 136), torch.bfloat16, 0),
         "2000x66 float32, 1 element in": shaped_ending_at_allocation_end(
             (2000, 66), torch.float32, 1
@@ -263,7 +266,8 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # 33 interleaved columns, long enough for the run of vectors past 32 columns
         # (a round of loads a thread of a wave on a 132-SM GPU: 1.2M vectors against
         # 541k): threads a column, and 256 splits a column that a second launch adds,
-        # a warp a column (warp_an_output_kernel: the sanitizer's only case of it).
+        # a warp a column (warp_an_output_kernel, which on Hopper and newer starts
+        # before the read ends and waits for it).
         "70001x33 float64, 1 element in": shaped_ending_at_allocation_end(
             (70001, 33), torch.float64, 1
         ),
