@@ -83,7 +83,7 @@ __device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int s
 // each span also adds its scalar head and tail. The block's column sums go to
 // the result when a span has one split, else to partials[(group * C + c) *
 // splits + split], which the last block of the span adds (finish_in_last_block)
-// or a second launch does: where there are no counters, and past 32 columns
+// or a second launch does: where there are no counters, and past 8 columns
 // of a warp's splits or more (launch_interleaved_column_sum).
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
@@ -275,13 +275,19 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
     TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
                           "interleaved_column_kernel's 32-bit phase: ", splits, " splits");
     // A counter a span: more spans than counters finish in a second launch.
-    // So do 33+ columns of a warp's splits or more, a warp a column
-    // (launch_warp_an_output), where the last block took them in turns of 8
-    // warps; of fewer splits, the last block adds them a thread a column in
-    // one turn (sum_partials): fp32 64x20001x33 dim=1, 8 splits a span, 42.23
-    // us there against 42.81 in a second launch; bf16 8x100001x33 dim=1, 66
-    // splits, 19.17 against 17.72 (H200, benchmarks/NOTES.md, session 71).
-    const bool warp_a_column = columns > kWarpSize && splits >= kWarpSize;
+    // So do more columns than the last block's 8 warps, of a warp's splits
+    // or more: a warp a column (launch_warp_an_output), which starts early,
+    // where the last block took them in turns of 8 warps. H200, us, last
+    // block -> second launch started early: fp16 200001x9 dim=0 5.54 ->
+    // 5.09, 500001x24 an element in 13.27 -> 11.95, fp32 300001x31 16.35 ->
+    // 14.32, fp64 200001x17 15.21 -> 13.01; up to 8 columns (a turn) within
+    // 0.1 of each other, fp16 1000001x5 7.90 / 7.84, bf16 8x2^20x3 dim=1
+    // 15.46 / 15.57 (benchmarks/NOTES.md, session 74). Of fewer splits, the
+    // last block adds them a thread a column in one turn (sum_partials): fp32
+    // 64x20001x33 dim=1, 8 splits a span, 42.23 us there against 42.81 in a
+    // second launch; bf16 8x100001x33 dim=1, 66 splits, 19.17 against 17.72
+    // (session 71).
+    const bool warp_a_column = columns > kWarps && splits >= kWarpSize;
     if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
     kernel<<<grid, kThreads, 0, context.stream>>>(problem, threads - threads % period,
