@@ -1133,8 +1133,11 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((20001, 47), torch.bfloat16, 0, True),
         ((20001, 33), torch.float32, 0, True),
         ((15001, 33), torch.float16, 0, False),
-        ((10001, 47), torch.float32, 0, False),
-        ((15001, 33), torch.float64, 0, False),
+        ((10001, 47), torch.float32, 0, True),
+        ((10001, 33), torch.float32, 0, True),
+        ((5001, 33), torch.float32, 0, False),
+        ((15001, 33), torch.float64, 0, True),
+        ((7001, 33), torch.float64, 0, False),
         ((50001, 63), torch.float64, 0, False),
         ((150001, 64), torch.float64, 1, False),
         ((30001, 64), torch.float16, 0, True),
@@ -1152,20 +1155,21 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     shape, dtype, element_offset, interleaved, seed, tmp_path
 ):
     """Rows of a few columns back to back, off the vector boundaries, read as one run of
-    16-byte vectors (interleaved_column_sum.cu): 3, 5 and 9 columns, and 32 from a span an
-    element in. Past 32 columns, up to 64 float columns where a wave's threads (135k on
-    a 132-SM GPU) have 4.5 elements or more each (4.9 at 20001 rows of 33) and the held
-    partials allow 3/8 of a wave of blocks (198 of 528; 8448 fp64 partials: 41 columns
-    but not 47, 63 or 64), and 33-64 2- and 4-byte columns of one span on the vector
-    boundary (64 fp16, 36 and 64 fp32), whose columns a second launch adds, a warp a
-    column. Not there: 32 fp32 columns from a vector boundary (the band kernels'
-    vectors), int16 (8 int64 sums a thread), spans under 256 vectors (the row class for
-    2 or 3 columns), and past 32 columns short sums (3.7 elements a thread at 15001 rows
-    of 33, 3.5 at 10001 of 47), 8-byte columns on the vector boundary, 65 columns and
-    int32. Past 32 columns, the routing is asserted on sm_90 with 132 SMs, where it was
-    measured; there too, past 8 columns (the last block's warps: 9, 32 and more) a
-    second launch adds the splits, a warp a column, and up to 8 (3, 5) the last block
-    does."""
+    16-byte vectors (interleaved_column_sum.cu): 3, 5 and 9 columns, and 32 from a span
+    an element in. Past 32 columns, up to 64 float columns where a wave's threads (135k
+    on a 132-SM GPU) have enough elements each: 2.4 for 4- and 8-byte columns off the
+    vector boundary (2.4 at 10001 rows of 33, 3.5 at 10001 of 47), 4.5 for the rest
+    (4.9 at 20001 rows of 33); where the held partials allow 3/8 of a wave of blocks
+    (198 of 528; 8448 fp64 partials: 41 columns but not 47, 63 or 64); and 33-64 2- and
+    4-byte columns of one span on the vector boundary (64 fp16, 36 and 64 fp32), whose
+    columns a second launch adds, a warp a column. Not there: 32 fp32 columns from a
+    vector boundary (the band kernels' vectors), int16 (8 int64 sums a thread), spans
+    under 256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums
+    (16-bit 3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at
+    7001), 8-byte columns on the vector boundary, 65 columns and int32. Past 32 columns,
+    the routing is asserted on sm_90 with 132 SMs, where it was measured; there too,
+    past 8 columns (the last block's warps: 9, 32 and more) a second launch adds the
+    splits, a warp a column, and up to 8 (3, 5) the last block does."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")

@@ -211,29 +211,35 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 
 }  // namespace
 
-// 33-64 columns of a floating type, where the wave's threads would have 4.5
-// elements or more each, and the held partials allow 3/8 of a wave of blocks
-// or more (capacity / columns splits in all: up to 42 8-byte columns, all 64
-// of the others); rows on the vector boundary as well, of 2- and 4-byte types
-// in one span. On an H200, dim=0, with 6312096's kernel and the finish a warp
-// a column in a second launch (benchmarks/NOTES.md, session 73, calls 1-3),
-// bands -> interleaved, us: under the bound, fp16 10001x33 (2.4 elements a
-// thread) 3.86 -> 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47, fp64 15001x33
-// (3.7) 5.53 -> 5.75; at it (4.9), fp16 20001x33 4.67 -> 4.64, fp32 20001x33
-// 5.16 -> 4.70, fp64 20001x33 6.26 -> 6.45; past it, bf16 30001x33 5.42 ->
-// 4.79, fp32 50001x33 7.41 -> 5.94, fp64 30001x33 8.14 -> 6.72, fp32
-// 2000001x47 101.99 -> 89.39. Splits (the wave: 528 blocks): fp64 100001x41
-// (206) won in session 71 (14.68 -> 13.94, 300001x41 31.37 -> 30.20), fp32
-// 200001x64 an element in (264) 17.77 -> 16.26; fp64 100001x47 (179) 15.50
-// -> 15.11 but 300001x47 33.60 -> 34.93, 50001x63 (134) 11.94 -> 12.80 and
-// 150001x64 an element in (132) 23.41 -> 28.84. Aligned rows
-// (aligned-interleaved-switch.patch): fp16 30001x64 6.61 -> 5.51, 1000001x64
-// 46.19 -> 35.32, bf16 1000001x40 40.73 -> 23.44, fp32 50001x36 6.66 ->
-// 6.07, 300001x64 22.39 -> 22.31, but fp64 30001x34 6.72 -> 7.01 and bf16
-// 16x3001x64 dim=1 (16 spans) 4.93 -> 6.24. Left to the bands in session 70:
-// 65+ columns (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 ->
-// 37.97, though bf16 300001x65 gained, 23.32 -> 18.21); int32, whose sums
-// are int64 (300001x66 27.26 -> 34.32); int64, not timed.
+// 33-64 columns of a floating type, where the wave's threads would have 2.4
+// elements or more each (4- and 8-byte columns off the vector boundary) or
+// 4.5 (the rest), and the held partials allow 3/8 of a wave of blocks or more
+// (capacity / columns splits in all: up to 42 8-byte columns, all 64 of the
+// others); rows on the vector boundary as well, of 2- and 4-byte types in
+// one span. On an H200, dim=0, bands -> interleaved, us: with the finish a
+// warp a column in a plain second launch (benchmarks/NOTES.md, session 73,
+// calls 1-3), under 4.5 elements a thread, fp16 10001x33 (2.4) 3.86 ->
+// 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47, fp64 15001x33 (3.7) 5.53 -> 5.75;
+// at it (4.9), fp16 20001x33 4.67 -> 4.64, fp32 20001x33 5.16 -> 4.70, fp64
+// 20001x33 6.26 -> 6.45; past it, bf16 30001x33 5.42 -> 4.79, fp32 50001x33
+// 7.41 -> 5.94, fp64 30001x33 8.14 -> 6.72, fp32 2000001x47 101.99 ->
+// 89.39. With that launch started early (session 74, call 2), 4- and 8-byte
+// columns won from 2.4: fp32 10001x33 4.01 -> 3.84, 10001x47 4.25 -> 3.99,
+// fp64 10001x33 4.78 -> 4.67, 15001x33 5.49 -> 5.28; but not at 1.2 (fp32
+// 5001x33 3.11 -> 3.62), nor 16-bit ones under 4.5 (fp16 15001x33 3.97 ->
+// 4.02, bf16 10001x47 4.01 -> 4.01, fp16 5001x33 2.97 -> 4.19). Splits (the
+// wave: 528 blocks): fp64 100001x41 (206) won in session 71 (14.68 ->
+// 13.94, 300001x41 31.37 -> 30.20), fp32 200001x64 an element in (264) 17.77
+// -> 16.26; fp64 100001x47 (179) 15.50 -> 15.11 but 300001x47 33.60 ->
+// 34.93, 50001x63 (134) 11.94 -> 12.80 and 150001x64 an element in (132)
+// 23.41 -> 28.84. Aligned rows (aligned-interleaved-switch.patch): fp16
+// 30001x64 6.61 -> 5.51, 1000001x64 46.19 -> 35.32, bf16 1000001x40 40.73 ->
+// 23.44, fp32 50001x36 6.66 -> 6.07, 300001x64 22.39 -> 22.31, but fp64
+// 30001x34 6.72 -> 7.01 and bf16 16x3001x64 dim=1 (16 spans) 4.93 -> 6.24.
+// Left to the bands in session 70: 65+ columns (fp32 300001x66 25.57 ->
+// 26.40, fp16 300001x127 31.17 -> 37.97, though bf16 300001x65 gained, 23.32
+// -> 18.21); int32, whose sums are int64 (300001x66 27.26 -> 34.32); int64,
+// not timed.
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows_aligned,
                               int64_t partials_capacity, const LaunchContext& context) {
@@ -251,7 +257,9 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     const int64_t wave =
         one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
     const int64_t elements = spans * problem.reduced.sizes[0] * columns;
-    return 8 * (partials_capacity / columns) >= 3 * wave && 2 * elements >= 9 * wave * kThreads;
+    const int64_t tenths_a_thread = sizeof(InT) >= 4 && !rows_aligned ? 24 : 45;
+    return 8 * (partials_capacity / columns) >= 3 * wave &&
+           10 * elements >= tenths_a_thread * wave * kThreads;
   }
 }
 
