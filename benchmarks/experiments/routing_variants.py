@@ -456,6 +456,22 @@ STARTS_EARLY_CASES = [
     whole((8, 100001, 33), torch.bfloat16, (1,)),
     whole((64, 20001, 33), torch.float32, (1,)),
 ]
+# fp64 sums of 43-64 columns off the vector boundary, whose held partials
+# allow under 3/8 of a wave of the run's splits (the bands take them):
+# letter c of eight-byte-cap-switch.patch takes the run past that cap.
+EIGHT_BYTE_CAP_CASES = [
+    whole((20001, 47), torch.float64),
+    whole((50001, 47), torch.float64),
+    whole((100001, 47), torch.float64),
+    whole((300001, 47), torch.float64),
+    whole((20001, 55), torch.float64),
+    whole((50001, 55), torch.float64),
+    whole((20001, 63), torch.float64),
+    whole((30001, 63), torch.float64),
+    whole((50001, 63), torch.float64),
+    whole((100001, 63), torch.float64),
+    whole((300001, 63), torch.float64),
+]
 # 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
 # 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
 # wide-interleaved-second-launch-switch.patch, letter n for the bands.
@@ -509,6 +525,7 @@ CASE_SETS = {
     "narrow_aligned_interleaved": NARROW_ALIGNED_INTERLEAVED_CASES,
     "narrow_second_launch": NARROW_SECOND_LAUNCH_CASES,
     "starts_early": STARTS_EARLY_CASES,
+    "eight_byte_cap": EIGHT_BYTE_CAP_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
