@@ -450,10 +450,10 @@ COLUMN_CASES = [
     # block of each span adds them a thread a column, or a second launch where
     # there are no counters).
     ("64x3001x33 float32", (64, 3001, 33), torch.float32, [1], lambda x: x),
-    # 32 and 33 such columns of many splits each (a warp an output in the last
-    # block's finish up to 32 columns, in a second launch past them, on every
-    # stream alike): a span an element in, and 33 columns long enough for the run
-    # of vectors past 32 columns.
+    # 32 and 33 such columns of many splits each (a warp an output in a second
+    # launch, on every stream alike; on GPUs before Hopper in the last block's
+    # finish up to 32 columns): a span an element in, and 33 columns long enough
+    # for the run of vectors past 32 columns.
     (
         "200001x32 float32, an element in",
         (200002, 32),
@@ -605,12 +605,13 @@ def test_wide_interleaved_column_sums(
     columns, dtype, spans, rows, element_offset, row_offset, seed
 ):
     """Long column sums of 33-64 columns whose rows lie back to back
-    (interleaved_column_sum.cu past 32 columns, where each thread of a wave has 4.5
-    elements or more and the held partials allow 3/8 of a wave of splits: a few
-    threads a column add its positions, a warp a column adds its splits in a second
-    launch; 8-byte types up to 42 columns, off the vector boundary): one span or
-    three, a scalar head or none. 47 and 64 8-byte columns, and rows on a vector
-    boundary of 8-byte types or of three spans, take the band kernels."""
+    (interleaved_column_sum.cu past 32 columns, where each thread of a wave has 2.4
+    (4- and 8-byte columns off the vector boundary) or 4.5 elements or more and the
+    held partials allow 3/8 of a wave of splits: a few threads a column add its
+    positions, a warp a column adds its splits in a second launch; 8-byte types up
+    to 42 columns, off the vector boundary): one span or three, a scalar head or
+    none. 47 and 64 8-byte columns, and rows on a vector boundary of 8-byte types or
+    of three spans, take the band kernels."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

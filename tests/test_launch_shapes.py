@@ -645,7 +645,8 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # in 9 bands of 4 lanes (64 row lanes) of 58 splits (a wave), 26-27 rows a thread:
 # their widest bands, 2 of 32 lanes, leave 31 of 64 lanes idle
 # (test_a_column_a_thread_through_l2_narrows_...);
-# fp32 sums of 33 columns take off-boundary vectors (launch_column_sum).
+# fp32 sums of 33 columns past the clusters' rows take the interleaved run from
+# 2.4 elements a thread of its wave (9,831 rows on 132 SMs; launch_column_sum).
 COLUMN_A_THREAD_SUMS = [
     (rows, narrower_than_8_bytes, "column_cluster_kernel", [9, 8])
     for narrower_than_8_bytes in (

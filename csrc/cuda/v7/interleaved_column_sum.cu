@@ -41,10 +41,9 @@ constexpr int kLoads = 4;
 // once, where a warp a column would take up to 8 turns a warp.
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
 static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a warp");
-// Partials in flight a lane of a warp that adds an output's splits, up to 512
-// (the held partials over 33 fp32 outputs on 132 SMs): one batch a lane; in
-// the last block's finish (up to 32 columns, or fewer than 32 splits) and in
-// the second launch past 32 columns alike.
+// Partials in flight a lane of a warp that adds an output's splits, up to a
+// wave (528 on 132 SMs): one batch a lane; in the last block's finish and in
+// the second launch (finishes_a_warp_a_column) alike.
 constexpr int kFinishBatch = 16;
 // Element types for which interleaves_columns (problem.h) holds: only they
 // instantiate the kernel.
@@ -209,11 +208,40 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   }
 }
 
+// The run's splits a span: a block per round of kLoads vectors a thread, up
+// to a wave over all spans and as many as the held partials hold.
+template <typename InT, typename OutT>
+int64_t run_splits(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
+                   int64_t wave) {
+  const int64_t spans = problem.outer.numel();
+  const int64_t columns = problem.inner_outputs;
+  const int64_t vectors = problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
+  return split_count(spans, ceil_div(vectors, int64_t(kThreads) * kLoads), wave,
+                     std::max<int64_t>(1, partials_capacity / (spans * columns)));
+}
+
+// The kernel that launch_warp_an_output launches for the run's splits.
+template <typename InT, typename OutT>
+constexpr auto kWarpAColumn = warp_an_output_kernel<kThreads, kFinishBatch, acc_t<InT>, OutT>;
+
+// Whether the run's splits finish in a second launch, a warp a column
+// (launch_warp_an_output), rather than in the last block of each span, which
+// took more columns than its 8 warps in turns: past 32 columns of a warp's
+// splits or more, and past 8 where that launch starts before the read ends
+// (starts_early_on; measured there only, benchmarks/NOTES.md, session 74).
+template <typename InT, typename OutT>
+bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
+  return splits >= kWarpSize &&
+         (columns > kWarpSize ||
+          (columns > kWarps && starts_early_on<kWarpAColumn<InT, OutT>>(device)));
+}
+
 }  // namespace
 
 // 33-64 columns of a floating type, where the wave's threads would have 2.4
-// elements or more each (4- and 8-byte columns off the vector boundary) or
-// 4.5 (the rest), and the held partials allow 3/8 of a wave of blocks or more
+// elements or more each (4- and 8-byte columns off the vector boundary whose
+// splits finish in a second launch that starts early) or 4.5 (the rest), and
+// the held partials allow 3/8 of a wave of blocks or more
 // (capacity / columns splits in all: up to 42 8-byte columns, all 64 of the
 // others); rows on the vector boundary as well, of 2- and 4-byte types in
 // one span. On an H200, dim=0, bands -> interleaved, us: with the finish a
@@ -257,7 +285,12 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     const int64_t wave =
         one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
     const int64_t elements = spans * problem.reduced.sizes[0] * columns;
-    const int64_t tenths_a_thread = sizeof(InT) >= 4 && !rows_aligned ? 24 : 45;
+    // 2.4 was measured with the finish a warp a column started early.
+    const bool finishes_early =
+        finishes_a_warp_a_column<InT, OutT>(columns, run_splits(problem, partials_capacity, wave),
+                                            context.device) &&
+        starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
+    const int64_t tenths_a_thread = sizeof(InT) >= 4 && !rows_aligned && finishes_early ? 24 : 45;
     return 8 * (partials_capacity / columns) >= 3 * wave &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
@@ -272,12 +305,9 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
     constexpr int kVec = kElementsPerVector<InT>;
     const int64_t columns = problem.inner_outputs;
     const int64_t groups = problem.outer.numel();
-    const int64_t vectors = problem.reduced.sizes[0] * columns / kVec;
     constexpr auto kernel = interleaved_column_kernel<InT, OutT>;
     const int64_t wave = one_wave<kernel>(kThreads, context.device, context.sm_count);
-    const int64_t splits =
-        split_count(groups, ceil_div(vectors, int64_t(kThreads) * kLoads), wave,
-                    std::max<int64_t>(1, finish.partials_capacity / (groups * columns)));
+    const int64_t splits = run_splits(problem, finish.partials_capacity, wave);
     const int64_t period = columns / std::gcd(columns, int64_t(kVec));
     const int64_t threads = splits * kThreads;
     TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
@@ -295,7 +325,7 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
     // 64x20001x33 dim=1, 8 splits a span, 42.23 us there against 42.81 in a
     // second launch; bf16 8x100001x33 dim=1, 66 splits, 19.17 against 17.72
     // (session 71).
-    const bool warp_a_column = columns > kWarps && splits >= kWarpSize;
+    const bool warp_a_column = finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device);
     if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
     kernel<<<grid, kThreads, 0, context.stream>>>(problem, threads - threads % period,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -43,6 +44,8 @@ bool starts_early_on(int device) {
   return cache.get(device, [&] {
     int major = 0;
     C10_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    // The function query asks the current device.
+    const c10::cuda::CUDAGuard device_guard(static_cast<c10::DeviceIndex>(device));
     cudaFuncAttributes compiled{};
     C10_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kKernel));
     return major >= 9 && compiled.ptxVersion >= 90 ? 2 : 1;

@@ -222,7 +222,8 @@ void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outpu
 // block takes such outputs a warp at a time, in turns, each a chain of L2
 // loads: interleaved_column_sum.cu's wide run (33-64 outputs of 32-512
 // splits) took 1-4 us longer that way than with its second launch (H200,
-// benchmarks/NOTES.md, session 71). It starts early (launch_starting_early)
+// benchmarks/NOTES.md, session 71), its 9-32 columns 0.4-2.2 us longer
+// than with the launch started early (session 74). It starts early (launch_starting_early)
 // and waits for the kernel that writes the partials; their address passes
 // through the wait, so that no load of them moves above it.
 template <int kBlock, int kBatch, typename AccT, typename OutT>
