@@ -472,6 +472,17 @@ EIGHT_BYTE_CAP_CASES = [
     whole((100001, 63), torch.float64),
     whole((300001, 63), torch.float64),
 ]
+# 33-64 2- and 4-byte columns of one span on the vector boundary under 4.5
+# elements a thread of the run's wave (the bands take them; elements a thread
+# on 132 SMs in brackets), with fp32 12001x48 (4.3) near the bound: letter i
+# of early-finish-bounds-switch.patch takes the run there.
+ALIGNED_BELOW_BOUND_CASES = [
+    whole((5001, 64), torch.float32),  # 2.4
+    whole((10001, 36), torch.float32),  # 2.7
+    whole((12001, 48), torch.float32),  # 4.3
+    whole((7001, 64), torch.float16),  # 3.3
+    whole((10001, 40), torch.bfloat16),  # 3.0
+]
 # 16-bit sums that 6b4e63e's bound (a vector a thread of a wave) moved from the
 # 2-byte 4-lane L2 bands to the wide interleaved run, untimed there:
 # wide-interleaved-second-launch-switch.patch, letter n for the bands.
@@ -526,6 +537,7 @@ CASE_SETS = {
     "narrow_second_launch": NARROW_SECOND_LAUNCH_CASES,
     "starts_early": STARTS_EARLY_CASES,
     "eight_byte_cap": EIGHT_BYTE_CAP_CASES,
+    "aligned_below_bound": ALIGNED_BELOW_BOUND_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
