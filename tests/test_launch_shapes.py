@@ -1140,6 +1140,8 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((15001, 33), torch.float64, 0, True),
         ((7001, 33), torch.float64, 0, False),
         ((50001, 63), torch.float64, 0, False),
+        ((20001, 47), torch.float64, 0, True),
+        ((30001, 63), torch.float64, 0, True),
         ((150001, 64), torch.float64, 1, False),
         ((30001, 64), torch.float16, 0, True),
         ((50001, 36), torch.float32, 0, True),
@@ -1161,9 +1163,11 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     on a 132-SM GPU) have enough elements each: 2.4 for 4- and 8-byte columns off the
     vector boundary (2.4 at 10001 rows of 33, 3.5 at 10001 of 47), 4.5 for the rest
     (4.9 at 20001 rows of 33); where the held partials allow 3/8 of a wave of blocks
-    (198 of 528; 8448 fp64 partials: 41 columns but not 47, 63 or 64); and 33-64 2- and
-    4-byte columns of one span on the vector boundary (64 fp16, 36 and 64 fp32), whose
-    columns a second launch adds, a warp a column. Not there: 32 fp32 columns from a
+    (198 of 528; 8448 fp64 partials: 41 columns, not 47, 63 or 64), or fewer blocks
+    leave 10 rounds of 4 loads a thread or fewer (fp64 20001x47 2.6, 30001x63 6.9; not
+    50001x63 11.5, 100001x47 12.8, 150001x64 35.5); and 33-64 2- and 4-byte columns of
+    one span on the vector boundary (64 fp16, 36 and 64 fp32), whose columns a second
+    launch adds, a warp a column. Not there: 32 fp32 columns from a
     vector boundary (the band kernels' vectors), int16 (8 int64 sums a thread), spans
     under 256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums
     (16-bit 3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at

@@ -285,13 +285,21 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     const int64_t wave =
         one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
     const int64_t elements = spans * problem.reduced.sizes[0] * columns;
+    const int64_t splits = run_splits(problem, partials_capacity, wave);
     // 2.4 was measured with the finish a warp a column started early.
     const bool finishes_early =
-        finishes_a_warp_a_column<InT, OutT>(columns, run_splits(problem, partials_capacity, wave),
-                                            context.device) &&
+        finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
         starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
     const int64_t tenths_a_thread = sizeof(InT) >= 4 && !rows_aligned && finishes_early ? 24 : 45;
-    return 8 * (partials_capacity / columns) >= 3 * wave &&
+    // Under 3/8 of a wave of splits (8-byte columns past 42), where those
+    // splits leave 10 rounds of loads a thread or fewer: fp64, bands -> run,
+    // 20001x47 (2.6 rounds) 7.78 -> 6.37 us, 50001x55 (8.8) 11.32 -> 10.66,
+    // 30001x63 (6.9) 13.19 -> 8.79; but 50001x63 (11.5) 12.03 -> 12.26,
+    // 100001x63 (23.0) 17.94 -> 19.68, 300001x47 (38.5) 33.66 -> 34.52
+    // (H200, benchmarks/NOTES.md, session 74, call 5).
+    const int64_t span_vectors = problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
+    const bool few_rounds = span_vectors <= 10 * splits * kThreads * kLoads;
+    return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
 }
