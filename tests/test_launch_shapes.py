@@ -1145,6 +1145,9 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((150001, 64), torch.float64, 1, False),
         ((30001, 64), torch.float16, 0, True),
         ((50001, 36), torch.float32, 0, True),
+        ((10001, 36), torch.float32, 0, True),
+        ((5001, 64), torch.float32, 0, False),
+        ((10001, 40), torch.bfloat16, 0, True),
         ((20000, 64), torch.float32, 0, True),
         ((30001, 34), torch.float64, 0, False),
         ((1000001, 65), torch.float16, 1, False),
@@ -1161,9 +1164,11 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     16-byte vectors (interleaved_column_sum.cu): 3, 5 and 9 columns, and 32 from a span
     an element in. Past 32 columns, up to 64 float columns where a wave's threads (135k
     on a 132-SM GPU) have enough elements each: 2.4 for 4- and 8-byte columns off the
-    vector boundary (2.4 at 10001 rows of 33, 3.5 at 10001 of 47), 4.5 for the rest
-    (4.9 at 20001 rows of 33); where the held partials allow 3/8 of a wave of blocks
-    (198 of 528; 8448 fp64 partials: 41 columns, not 47, 63 or 64), or fewer blocks
+    vector boundary (2.4 at 10001 rows of 33, 3.5 at 10001 of 47) and rows on it (fp32
+    2.7 at 10001 rows of 36, not 2.37 at 5001 of 64; bf16 3.0 at 10001 of 40), 4.5 for
+    16-bit columns off it (4.9 at 20001 rows of 33); where the held partials allow 3/8
+    of a wave of blocks (198 of 528; 8448 fp64 partials: 41 columns, not 47, 63 or
+    64), or fewer blocks
     leave 10 rounds of 4 loads a thread or fewer (fp64 20001x47 2.6, 30001x63 6.9; not
     50001x63 11.5, 100001x47 12.8, 150001x64 35.5); and 33-64 2- and 4-byte columns of
     one span on the vector boundary (64 fp16, 36 and 64 fp32), whose columns a second
@@ -1210,6 +1215,32 @@ def test_wide_interleaved_finish_waits_for_the_read(seed, tmp_path):
         )
         assert "interleaved_column_kernel" in launched[0][0], launched
         assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
+
+
+@requires_cuda
+def test_band_partials_finish_waits_for_the_read(seed, tmp_path):
+    """On an external stream a split band sum has no counters: its second launch
+    (column_partials_kernel) adds the partials and may start before the band kernel
+    ends (programmatic dependent launch, Hopper and newer), waiting for it. As
+    test_wide_interleaved_finish_waits_for_the_read: back-to-back sums of different
+    inputs without a sync, exact fp32 integers over 20001 rows of 32 columns (the
+    aligned bands through L2), equal to torch's float64 sums."""
+    from raw_streams import external_stream
+
+    inputs = [torch.randint(-8, 9, (20001, 32), device="cuda").to(torch.float32) for _ in range(3)]
+    expected = [x.sum(0, dtype=torch.float64).to(torch.float32) for x in inputs]
+    with external_stream() as stream, torch.cuda.stream(stream):
+        stream.wait_stream(torch.cuda.default_stream())
+        results = [torch.ops.reduce_opt.sum_v7(x, [0]) for x in inputs + inputs]
+        launched = launched_kernels(
+            lambda: torch.ops.reduce_opt.sum_v7(inputs[0], [0]), tmp_path / "t.json"
+        )
+        stream.synchronize()
+    for index, (result, reference) in enumerate(zip(results, expected + expected, strict=True)):
+        assert torch.equal(result, reference), index
+    if is_sm90_of_132_sms(inputs[0].device):
+        assert "column_sum_kernel" in launched[0][0], launched
+        assert len(launched) == 2 and "column_partials_kernel" in launched[1][0], launched
 
 
 def column_kernel_arguments(name):

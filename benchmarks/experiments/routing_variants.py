@@ -507,6 +507,24 @@ FULL_SUM_CASES = [
         (26, torch.float32),
     ]
 ]
+# Split band sums finished through L2 (the last block's ticket), against the
+# early-started second launch: band-second-launch-switch.patch, letter p.
+# Aligned narrow sums behind Inductor (session 74), off-boundary and 1-byte
+# bands, long sums, and sums in clusters as controls.
+BAND_SECOND_LAUNCH_CASES = [
+    whole((20001, 32), torch.float32),
+    whole((50001, 16), torch.float16),
+    whole((50001, 16), torch.int32),
+    whole((5001, 33), torch.float32),
+    whole((15001, 33), torch.float16),
+    whole((70001, 24), torch.int8),
+    whole((70001, 31), torch.int8),
+    whole((100001, 65), torch.float16),
+    whole((1000001, 32), torch.float32),
+    whole((16, 2048, 4096), torch.bfloat16, (0, 1)),
+    whole((20001, 66), torch.float32),
+    whole((1024, 1024), torch.int32),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -538,6 +556,7 @@ CASE_SETS = {
     "starts_early": STARTS_EARLY_CASES,
     "eight_byte_cap": EIGHT_BYTE_CAP_CASES,
     "aligned_below_bound": ALIGNED_BELOW_BOUND_CASES,
+    "band_second_launch": BAND_SECOND_LAUNCH_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }

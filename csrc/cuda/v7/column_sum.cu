@@ -625,6 +625,9 @@ template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFl
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
     column_sum_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
                       EvenSplits row_splits, acc_t<InT>* partials, unsigned int* counters) {
+  // column_partials_kernel, where it follows, may start now: it waits for
+  // this kernel's end before it reads the partials.
+  let_dependents_start();
   using AccT = acc_t<InT>;
   __shared__ AccT lane_sums[kColumns][kBlock];
   const int column_lanes = 1 << shape.column_lanes_log2;
@@ -733,11 +736,13 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
 }
 
 // The second launch of a split column sum whose first had no counters: one
-// block per band.
+// block per band. It starts early (launch_starting_early), as
+// warp_an_output_kernel does.
 template <int kColumns, typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
     column_partials_kernel(const AccT* partials, int64_t splits, BandShape shape,
                            int64_t inner_outputs, OutT* result) {
+  wait_for_kernel_ahead(partials);
   __shared__ AccT scratch[kColumns][kBlock];
   const int64_t band = blockIdx.x;
   const int band_width = (1 << shape.column_lanes_log2) * kColumns;
@@ -1193,9 +1198,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
                                               EvenSplits(rows, splits), partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
-    column_partials_kernel<kColumns, AccT, OutT><<<bands.count, kBlock, 0, context.stream>>>(
-        partials, splits, bands.shape, problem.inner_outputs, problem.result);
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    launch_starting_early<column_partials_kernel<kColumns, AccT, OutT>>(
+        dim3(bands.count), kBlock, context.stream, context.device, partials, splits, bands.shape,
+        problem.inner_outputs, problem.result);
   }
 }
 

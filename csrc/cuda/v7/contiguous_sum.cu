@@ -497,13 +497,11 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     many_wave_sum_kernel(ContiguousProblem<InT, OutT> problem, acc_t<InT>* partials,
                          int64_t tail_chunks, int chunks_per_block, int64_t flush_chunks) {
   using AccT = acc_t<InT>;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The cluster that sums the totals may launch once every block has run
   // this (or exited) and waits for this kernel's end in griddepcontrol.wait
   // (launch_many_waves); a launch without the attribute, as the one-block
   // finish, waits for the end as any launch does.
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  let_dependents_start();
   const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int64_t>(problem, 0);
   constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
   const int64_t whole_chunks = num_vectors / kChunkVectors;
@@ -612,7 +610,7 @@ __global__ void __launch_bounds__(
   __shared__ ClusterGather<AccT, 1, kMaxClusterBlocks> gather;
   gather.open();
   if constexpr (kStartsEarly) {
-    asm volatile("griddepcontrol.wait;" : "+l"(problem.input)::"memory");
+    wait_for_kernel_ahead(problem.input);
   }
   const int64_t row = blockIdx.y;
   const auto sum = chunk_share_of_row<kLoads>(problem, row);

@@ -88,11 +88,9 @@ template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
     interleaved_column_kernel(ColumnProblem<InT, OutT> problem, int64_t stride,
                               acc_t<InT>* partials, unsigned int* counters) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The second launch's warp_an_output_kernel, where there is one, may
   // start now: it waits for this kernel's end before it reads the partials.
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  let_dependents_start();
   using AccT = acc_t<InT>;
   constexpr int kVec = kElementsPerVector<InT>;
   __shared__ AccT positions[kThreads * kVec];
@@ -239,8 +237,10 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 }  // namespace
 
 // 33-64 columns of a floating type, where the wave's threads would have 2.4
-// elements or more each (4- and 8-byte columns off the vector boundary whose
-// splits finish in a second launch that starts early) or 4.5 (the rest), and
+// elements or more each (where the splits finish in a second launch that
+// starts early: 4- and 8-byte columns off the vector boundary, and rows on
+// it) or 4.5 (the rest: 16-bit columns off the boundary, or no early
+// launch), and
 // the held partials allow 3/8 of a wave of blocks or more
 // (capacity / columns splits in all: up to 42 8-byte columns, all 64 of the
 // others); rows on the vector boundary as well, of 2- and 4-byte types in
@@ -255,7 +255,11 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 // columns won from 2.4: fp32 10001x33 4.01 -> 3.84, 10001x47 4.25 -> 3.99,
 // fp64 10001x33 4.78 -> 4.67, 15001x33 5.49 -> 5.28; but not at 1.2 (fp32
 // 5001x33 3.11 -> 3.62), nor 16-bit ones under 4.5 (fp16 15001x33 3.97 ->
-// 4.02, bf16 10001x47 4.01 -> 4.01, fp16 5001x33 2.97 -> 4.19). Splits (the
+// 4.02, bf16 10001x47 4.01 -> 4.01, fp16 5001x33 2.97 -> 4.19); rows on the
+// boundary won from 2.7 (session 75, call 1: fp32 10001x36 4.27 -> 3.91,
+// bf16 10001x40 (3.0) 4.17 -> 3.99, fp16 7001x64 (3.3) 4.30 -> 4.03, fp32
+// 12001x48 (4.3) 4.82 -> 4.12) and lost at 2.37 (fp32 5001x64 3.75 ->
+// 3.95), below the bound of 2.4 they now share. Splits (the
 // wave: 528 blocks): fp64 100001x41 (206) won in session 71 (14.68 ->
 // 13.94, 300001x41 31.37 -> 30.20), fp32 200001x64 an element in (264) 17.77
 // -> 16.26; fp64 100001x47 (179) 15.50 -> 15.11 but 300001x47 33.60 ->
@@ -290,7 +294,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     const bool finishes_early =
         finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
         starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
-    const int64_t tenths_a_thread = sizeof(InT) >= 4 && !rows_aligned && finishes_early ? 24 : 45;
+    const int64_t tenths_a_thread = finishes_early && (sizeof(InT) >= 4 || rows_aligned) ? 24 : 45;
     // Under 3/8 of a wave of splits (8-byte columns past 42), where those
     // splits leave 10 rounds of loads a thread or fewer: fp64, bands -> run,
     // 20001x47 (2.6 rounds) 7.78 -> 6.37 us, 50001x55 (8.8) 11.32 -> 10.66,

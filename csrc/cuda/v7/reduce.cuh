@@ -203,6 +203,26 @@ __global__ void __launch_bounds__(kBlock)
                        result + group * outputs);
 }
 
+// Programmatic dependent launch (Hopper and newer; no-ops elsewhere). A
+// kernel that writes partials lets the launch that finishes them
+// (launch_starting_early) start now, so that its launch and the gap between
+// the two pass while this one runs.
+__device__ __forceinline__ void let_dependents_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Waits, in a kernel that may have started early, for the kernel ahead of it
+// to end and its writes to be visible. The address of what that kernel wrote
+// passes through the wait, so that no load of it moves above it.
+template <typename T>
+__device__ __forceinline__ void wait_for_kernel_ahead(T*& written) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" : "+l"(written)::"memory");
+#endif
+}
+
 // Host side: a split reduction launched without a counter (external
 // streams, or every graph slot in use) is finished by a second launch.
 // `groups` groups of `outputs` outputs each, as the first launch's last
@@ -229,9 +249,7 @@ void finish_in_second_launch_if_needed(const Finish<AccT>& finish, int64_t outpu
 template <int kBlock, int kBatch, typename AccT, typename OutT>
 __global__ void __launch_bounds__(kBlock)
     warp_an_output_kernel(const AccT* partials, int64_t outputs, int64_t splits, OutT* result) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" : "+l"(partials)::"memory");
-#endif
+  wait_for_kernel_ahead(partials);
   const int64_t output = int64_t(blockIdx.x) * (kBlock / kWarpSize) + threadIdx.x / kWarpSize;
   if (output >= outputs) return;  // the whole warp
   const AccT sum = warp_sum_of_splits<kBatch>(partials + output * splits, splits);
