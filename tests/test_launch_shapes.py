@@ -618,11 +618,11 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
     x = random_shaped((rows, columns), dtype, "cuda")
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
-        assert len(kernels) == 1, kernels
         if grid is None:
             assert "column_sum_kernel" in kernels[0][0] and kernels[0][1][1] > 1, kernels
+            assert_band_finish(kernels, dtype)
         else:
-            assert "column_cluster_kernel" in kernels[0][0], kernels
+            assert len(kernels) == 1 and "column_cluster_kernel" in kernels[0][0], kernels
             per_vector = elements_per_vector(dtype)
             vector_columns = per_vector if columns % per_vector == 0 else 1
             assert column_kernel_arguments(kernels[0][0])[:2] == (vector_columns, False), kernels
@@ -828,7 +828,8 @@ def test_a_long_column_sum_over_few_bands_narrows_them_for_more_splits(
     x = view(random_shaped(shape, dtype, "cuda"))
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     if is_sm90_of_132_sms(x.device):
-        assert len(kernels) == 1 and "column_sum_kernel" in kernels[0][0], kernels
+        assert "column_sum_kernel" in kernels[0][0], kernels
+        assert_band_finish(kernels, dtype)
         assert column_kernel_arguments(kernels[0][0])[0] == elements_per_vector(dtype), kernels
         assert kernels[0][1][:2] == grid, kernels
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, dims), x, dims, False, message=f"{seed=}")
@@ -1218,24 +1219,29 @@ def test_wide_interleaved_finish_waits_for_the_read(seed, tmp_path):
 
 
 @requires_cuda
-def test_band_partials_finish_waits_for_the_read(seed, tmp_path):
-    """On an external stream a split band sum has no counters: its second launch
-    (column_partials_kernel) adds the partials and may start before the band kernel
-    ends (programmatic dependent launch, Hopper and newer), waiting for it. As
-    test_wide_interleaved_finish_waits_for_the_read: back-to-back sums of different
-    inputs without a sync, exact fp32 integers over 20001 rows of 32 columns (the
-    aligned bands through L2), equal to torch's float64 sums."""
+@pytest.mark.parametrize("external", [False, True], ids=["default stream", "external stream"])
+def test_band_partials_finish_waits_for_the_read(external, seed, tmp_path):
+    """A split sum of vector bands on the vector boundary (fp32 20001 rows of 32
+    columns, through L2) finishes in a second launch, column_partials_kernel, on
+    Hopper and newer (and on an external stream, which has no counters, everywhere);
+    it may start before the band kernel ends (programmatic dependent launch) and waits
+    for it. As test_wide_interleaved_finish_waits_for_the_read: back-to-back sums of
+    different inputs without a sync, exact fp32 integers, equal to torch's float64
+    sums."""
+    from contextlib import nullcontext
+
     from raw_streams import external_stream
 
     inputs = [torch.randint(-8, 9, (20001, 32), device="cuda").to(torch.float32) for _ in range(3)]
     expected = [x.sum(0, dtype=torch.float64).to(torch.float32) for x in inputs]
-    with external_stream() as stream, torch.cuda.stream(stream):
-        stream.wait_stream(torch.cuda.default_stream())
-        results = [torch.ops.reduce_opt.sum_v7(x, [0]) for x in inputs + inputs]
-        launched = launched_kernels(
-            lambda: torch.ops.reduce_opt.sum_v7(inputs[0], [0]), tmp_path / "t.json"
-        )
-        stream.synchronize()
+    with external_stream() if external else nullcontext(torch.cuda.current_stream()) as stream:
+        with torch.cuda.stream(stream):
+            stream.wait_stream(torch.cuda.default_stream())
+            results = [torch.ops.reduce_opt.sum_v7(x, [0]) for x in inputs + inputs]
+            launched = launched_kernels(
+                lambda: torch.ops.reduce_opt.sum_v7(inputs[0], [0]), tmp_path / "t.json"
+            )
+            stream.synchronize()
     for index, (result, reference) in enumerate(zip(results, expected + expected, strict=True)):
         assert torch.equal(result, reference), index
     if is_sm90_of_132_sms(inputs[0].device):
@@ -1251,6 +1257,20 @@ def column_kernel_arguments(name):
     )
     assert match, name
     return int(match[1]), match[2] == "true", match[3] == "true"
+
+
+def assert_band_finish(kernels, dtype):
+    """That a column_sum_kernel launch (kernels[0]) finishes its splits where
+    column_sum.cu's launch_band_kernels does on sm_90: vectors of 2 bytes or more on
+    the vector boundary in a second launch (column_partials_kernel, a block a band,
+    started early), other bands in their last block."""
+    columns, off_boundary, _ = column_kernel_arguments(kernels[0][0])
+    split = kernels[0][1][1] > 1
+    if split and columns > 1 and not off_boundary and dtype.itemsize >= 2:
+        assert len(kernels) == 2 and "column_partials_kernel" in kernels[1][0], kernels
+        assert kernels[1][1] == [kernels[0][1][0], 1, 1], kernels
+    else:
+        assert len(kernels) == 1, kernels
 
 
 @requires_cuda

@@ -508,13 +508,20 @@ FULL_SUM_CASES = [
     ]
 ]
 # Split band sums finished through L2 (the last block's ticket), against the
-# early-started second launch: band-second-launch-switch.patch, letter p.
+# early-started second launch: session 75's band-second-launch-switch.patch
+# (letter p, every such sum), then band-finish-switch.patch (letters n and b).
 # Aligned narrow sums behind Inductor (session 74), off-boundary and 1-byte
 # bands, long sums, and sums in clusters as controls.
 BAND_SECOND_LAUNCH_CASES = [
     whole((20001, 32), torch.float32),
     whole((50001, 16), torch.float16),
     whole((50001, 16), torch.int32),
+    whole((100001, 16), torch.int32),
+    whole((50001, 32), torch.float32),
+    whole((40001, 16), torch.bfloat16),
+    whole((20001, 16), torch.float64),
+    whole((20001, 16), torch.int64),
+    whole((8192, 4096), torch.float32),
     whole((5001, 33), torch.float32),
     whole((15001, 33), torch.float16),
     whole((70001, 24), torch.int8),

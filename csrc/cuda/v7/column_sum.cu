@@ -393,18 +393,25 @@ __device__ __forceinline__ AlignedVector<AccT, kColumns> load_partials(const Acc
 template <int kColumns, typename AccT>
 constexpr int kPartialLoadsInFlight = std::clamp(32 / int(kColumns * sizeof(AccT)), 1, kUnroll);
 
+// The same in column_partials_kernel, which has the registers for 128 bytes:
+// one round trip to L2 where 32 bytes took up to 4 (int32 50001x16 dim=0,
+// 8-byte partials: 195 splits, 64 split lanes).
+template <int kColumns, typename AccT>
+constexpr int kSecondLaunchPartialLoads = std::clamp(128 / int(kColumns * sizeof(AccT)), 1, 8);
+
 // result_band[c] = sum over s of band_partials[s * band_width + c], for the
 // band's first `columns` columns, by the block laid out as the main pass:
 // each thread a vector of kColumns columns and a split lane that sums every
 // split_lanes-th split with several loads in flight, then the main pass's
 // fixed tree over the lanes. A finish that read one partial per L2 round
 // trip spent 16-32 of them per band (benchmarks/NOTES.md). The in-kernel
-// finish and the second launch run this same code and give the same bits.
-template <int kColumns, typename AccT, typename OutT>
+// finish and the second launch run this same code and give the same bits:
+// kInFlight, the partial vectors in flight a thread, does not change the
+// order of the adds.
+template <int kColumns, int kInFlight, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int64_t splits,
                                                   BandShape shape, int64_t columns,
                                                   OutT* result_band, AccT (*scratch)[kBlock]) {
-  constexpr int kInFlight = kPartialLoadsInFlight<kColumns, AccT>;
   const int column_lanes = 1 << shape.column_lanes_log2;
   const int split_lanes = kBlock >> shape.column_lanes_log2;
   const int column = (threadIdx.x & (column_lanes - 1)) * kColumns;
@@ -663,7 +670,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
     }
     // The threads that wrote partials need no fence (see arrive_last).
     if (splits > 1 && counters != nullptr && arrive_last(counters + band, splits)) {
-      sum_band_partials<kColumns>(
+      sum_band_partials<kColumns, kPartialLoadsInFlight<kColumns, AccT>>(
           partials + band * splits * band_width, splits, shape, problem.inner_outputs - band_column,
           problem.result + outer * problem.inner_outputs + band_column, lane_sums);
       if (threadIdx.x == 0) counters[band] = 0;  // ready for the next launch that owns it
@@ -747,9 +754,9 @@ __global__ void __launch_bounds__(kBlock)
   const int64_t band = blockIdx.x;
   const int band_width = (1 << shape.column_lanes_log2) * kColumns;
   const auto [outer, band_column] = shape.start_of(band, band_width);
-  sum_band_partials<kColumns>(partials + band * splits * band_width, splits, shape,
-                              inner_outputs - band_column,
-                              result + outer * inner_outputs + band_column, scratch);
+  sum_band_partials<kColumns, kSecondLaunchPartialLoads<kColumns, AccT>>(
+      partials + band * splits * band_width, splits, shape, inner_outputs - band_column,
+      result + outer * inner_outputs + band_column, scratch);
 }
 
 // The fewest column lanes (log2) whose vectors read a row in spans of
@@ -1190,17 +1197,29 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,
                                        span_end, bands.shape, EvenSplits(rows, splits));
   }
+  // Vectors of 2 bytes or more on the boundary finish in the second launch
+  // where it starts early, not in the last block behind its ticket. On an
+  // H200 (benchmarks/NOTES.md, session 75, dim=0, us): fp16 50001x16 4.76 ->
+  // 4.57, int32 50001x16 5.59 -> 5.42, fp32 20001x32 4.94 -> 4.93, fp32
+  // 1000001x32 and bf16 16x2048x4096 dim=(0,1) level; not 1-byte ones (int8
+  // 70001x24 7.23 -> 7.32) nor off-boundary rows (int8 70001x31 11.27 ->
+  // 11.63, fp16 100001x65 10.89 -> 11.23).
+  constexpr auto kFinishKernel = column_partials_kernel<kColumns, AccT, OutT>;
+  const bool finishes_in_second_launch = !kOffBoundary && kColumns > 1 && sizeof(InT) >= 2 &&
+                                         starts_early_on<kFinishKernel>(context.device);
   AccT* partials = splits > 1 ? finish.partials_for(bands.count * splits * bands.width) : nullptr;
   unsigned int* counters =
-      splits > 1 && bands.count <= finish.counter_count ? finish.counter : nullptr;
+      splits > 1 && bands.count <= finish.counter_count && !finishes_in_second_launch
+          ? finish.counter
+          : nullptr;
   const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
   kernel<<<grid, kBlock, 0, context.stream>>>(problem, span_end, bands.shape,
                                               EvenSplits(rows, splits), partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
-    launch_starting_early<column_partials_kernel<kColumns, AccT, OutT>>(
-        dim3(bands.count), kBlock, context.stream, context.device, partials, splits, bands.shape,
-        problem.inner_outputs, problem.result);
+    launch_starting_early<kFinishKernel>(dim3(bands.count), kBlock, context.stream, context.device,
+                                         partials, splits, bands.shape, problem.inner_outputs,
+                                         problem.result);
   }
 }
 
