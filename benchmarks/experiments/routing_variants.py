@@ -532,6 +532,19 @@ BAND_SECOND_LAUNCH_CASES = [
     whole((20001, 66), torch.float32),
     whole((1024, 1024), torch.int32),
 ]
+# 8-byte partials in band-finish-switch.patch's second launch (session 75, call
+# 3: fp64 20001x16 lost with 128 bytes in flight, int64 of the same shape gained),
+# with the 2- and 4-byte sums that gained and bf16 16x2048x4096 dim=(0,1) (lost 0.25).
+BAND_FINISH_EIGHT_BYTE_CASES = [
+    whole((20001, 16), torch.float64),
+    whole((20001, 16), torch.int64),
+    whole((50001, 16), torch.float64),
+    whole((50001, 16), torch.int64),
+    whole((20001, 32), torch.float64),
+    whole((100001, 16), torch.float64),
+    whole((20001, 32), torch.float32),
+    whole((16, 2048, 4096), torch.bfloat16, (0, 1)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -564,6 +577,7 @@ CASE_SETS = {
     "eight_byte_cap": EIGHT_BYTE_CAP_CASES,
     "aligned_below_bound": ALIGNED_BELOW_BOUND_CASES,
     "band_second_launch": BAND_SECOND_LAUNCH_CASES,
+    "band_finish_eight_byte": BAND_FINISH_EIGHT_BYTE_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }

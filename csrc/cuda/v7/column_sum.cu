@@ -395,7 +395,10 @@ constexpr int kPartialLoadsInFlight = std::clamp(32 / int(kColumns * sizeof(AccT
 
 // The same in column_partials_kernel, which has the registers for 128 bytes:
 // one round trip to L2 where 32 bytes took up to 4 (int32 50001x16 dim=0,
-// 8-byte partials: 195 splits, 64 split lanes).
+// 8-byte partials: 195 splits, 64 split lanes). On an H200 (session 75, call
+// 3, 32 bytes -> 128): int32 50001x16 5.38 -> 5.09 us, fp32 20001x32 4.92 ->
+// 4.68, 50001x32 6.21 -> 5.75; but fp64 20001x16 4.88 -> 5.28 (int64, the
+// same shape of partials, 4.92 -> 4.69).
 template <int kColumns, typename AccT>
 constexpr int kSecondLaunchPartialLoads = std::clamp(128 / int(kColumns * sizeof(AccT)), 1, 8);
 
@@ -1199,11 +1202,14 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   }
   // Vectors of 2 bytes or more on the boundary finish in the second launch
   // where it starts early, not in the last block behind its ticket. On an
-  // H200 (benchmarks/NOTES.md, session 75, dim=0, us): fp16 50001x16 4.76 ->
-  // 4.57, int32 50001x16 5.59 -> 5.42, fp32 20001x32 4.94 -> 4.93, fp32
-  // 1000001x32 and bf16 16x2048x4096 dim=(0,1) level; not 1-byte ones (int8
-  // 70001x24 7.23 -> 7.32) nor off-boundary rows (int8 70001x31 11.27 ->
-  // 11.63, fp16 100001x65 10.89 -> 11.23).
+  // H200 (benchmarks/NOTES.md, session 75, call 3, dim=0, us): fp32 20001x32
+  // 4.94 -> 4.68, 50001x32 6.36 -> 5.75, 1000001x32 35.53 -> 35.02, int32
+  // 50001x16 5.53 -> 5.09, 100001x16 7.06 -> 6.37, int64 20001x16 5.03 ->
+  // 4.69, fp16 50001x16 4.75 -> 4.66, bf16 40001x16 4.33 -> 4.20; but fp64
+  // 20001x16 5.04 -> 5.28 and bf16 16x2048x4096 dim=(0,1) 63.38 -> 63.63.
+  // Not 1-byte ones nor off-boundary rows (call 2, every split band: int8
+  // 70001x24 7.23 -> 7.32, 70001x31 11.27 -> 11.63, fp16 100001x65 10.89 ->
+  // 11.23).
   constexpr auto kFinishKernel = column_partials_kernel<kColumns, AccT, OutT>;
   const bool finishes_in_second_launch = !kOffBoundary && kColumns > 1 && sizeof(InT) >= 2 &&
                                          starts_early_on<kFinishKernel>(context.device);
