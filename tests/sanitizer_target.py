@@ -396,7 +396,8 @@ def run_graph_part() -> None:
         torch.cuda.synchronize()
         check(static_output, row_slice, f"sum_v7 graph replay {replay}, row slice")
     if HAS_DIMS_OVERLOAD:
-        # Rows, then columns in several bands on the graph's own counters.
+        # Rows, then columns in several bands (on the graph's own counters where
+        # they finish in the last block).
         for shape, dim in (((37, 129), [1]), ((10000, 520), [0])):
             static_input = shaped_ending_at_allocation_end(shape, torch.float32, 0)
             SUM_V7.dim_IntList(static_input, dim)

@@ -6,8 +6,10 @@
 // few bands to fill the GPU, blocks split the rows, and the last block of
 // each band to finish sums the band's partials, on the band's own counter,
 // laid out as in the main pass: vectors of partials, split lanes in place of
-// row lanes. On Hopper and newer, a band whose splits fit in one
-// thread-block cluster finishes in the cluster instead (column_cluster_kernel).
+// row lanes; on Hopper and newer, bands of vectors on the boundary do so in
+// a second launch started early (column_partials_kernel), and a band whose
+// splits fit in one thread-block cluster finishes in the cluster instead
+// (column_cluster_kernel).
 // Rows whose bands start off the vector boundaries (an odd number of 16-bit
 // columns, a slice that drops a first column) read the same vectors from the
 // boundary before each row's band, add them as they come and move the sums into
@@ -395,12 +397,16 @@ constexpr int kPartialLoadsInFlight = std::clamp(32 / int(kColumns * sizeof(AccT
 
 // The same in column_partials_kernel, which has the registers for 128 bytes:
 // one round trip to L2 where 32 bytes took up to 4 (int32 50001x16 dim=0,
-// 8-byte partials: 195 splits, 64 split lanes). On an H200 (session 75, call
-// 3, 32 bytes -> 128): int32 50001x16 5.38 -> 5.09 us, fp32 20001x32 4.92 ->
-// 4.68, 50001x32 6.21 -> 5.75; but fp64 20001x16 4.88 -> 5.28 (int64, the
-// same shape of partials, 4.92 -> 4.69).
+// 8-byte partials: 195 splits, 64 split lanes). On an H200 (benchmarks/
+// NOTES.md, session 75, calls 3-4, 32 bytes -> 128): int32 50001x16 5.38 ->
+// 5.09 us, int64 20001x16 5.04 -> 4.75, fp32 20001x32 4.92 -> 4.68, 50001x32
+// 6.21 -> 5.75. Not fp64 (20001x16 4.89 -> 5.39, 50001x16 6.71 -> 7.54):
+// there nvcc interleaves the loads with the in-order adds, two in flight
+// (sm_90 SASS), where the other types issue all 8 first.
 template <int kColumns, typename AccT>
-constexpr int kSecondLaunchPartialLoads = std::clamp(128 / int(kColumns * sizeof(AccT)), 1, 8);
+constexpr int kSecondLaunchPartialLoads =
+    std::is_same_v<AccT, double> ? kPartialLoadsInFlight<kColumns, AccT>
+                                 : std::clamp(128 / int(kColumns * sizeof(AccT)), 1, 8);
 
 // result_band[c] = sum over s of band_partials[s * band_width + c], for the
 // band's first `columns` columns, by the block laid out as the main pass:
@@ -1205,8 +1211,10 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // H200 (benchmarks/NOTES.md, session 75, call 3, dim=0, us): fp32 20001x32
   // 4.94 -> 4.68, 50001x32 6.36 -> 5.75, 1000001x32 35.53 -> 35.02, int32
   // 50001x16 5.53 -> 5.09, 100001x16 7.06 -> 6.37, int64 20001x16 5.03 ->
-  // 4.69, fp16 50001x16 4.75 -> 4.66, bf16 40001x16 4.33 -> 4.20; but fp64
-  // 20001x16 5.04 -> 5.28 and bf16 16x2048x4096 dim=(0,1) 63.38 -> 63.63.
+  // 4.69, fp16 50001x16 4.75 -> 4.66, bf16 40001x16 4.33 -> 4.20; fp64 with
+  // 32 bytes in flight (kSecondLaunchPartialLoads; call 4) 20001x16 5.03 ->
+  // 4.89, 50001x16 6.93 -> 6.71; but bf16 16x2048x4096 dim=(0,1) 63.38 ->
+  // 63.63 (call 4: 62.33 -> 62.48).
   // Not 1-byte ones nor off-boundary rows (call 2, every split band: int8
   // 70001x24 7.23 -> 7.32, 70001x31 11.27 -> 11.63, fp16 100001x65 10.89 ->
   // 11.23).

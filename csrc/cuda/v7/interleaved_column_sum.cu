@@ -240,11 +240,11 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 // elements or more each (where the splits finish in a second launch that
 // starts early: 4- and 8-byte columns off the vector boundary, and rows on
 // it) or 4.5 (the rest: 16-bit columns off the boundary, or no early
-// launch), and
-// the held partials allow 3/8 of a wave of blocks or more
+// launch), and the held partials allow 3/8 of a wave of blocks or more
 // (capacity / columns splits in all: up to 42 8-byte columns, all 64 of the
-// others); rows on the vector boundary as well, of 2- and 4-byte types in
-// one span. On an H200, dim=0, bands -> interleaved, us: with the finish a
+// others) or, in one span, fewer blocks leave 10 rounds of loads a thread or
+// fewer; rows on the vector boundary as well, of 2- and 4-byte types in one
+// span. On an H200, dim=0, bands -> interleaved, us: with the finish a
 // warp a column in a plain second launch (benchmarks/NOTES.md, session 73,
 // calls 1-3), under 4.5 elements a thread, fp16 10001x33 (2.4) 3.86 ->
 // 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47, fp64 15001x33 (3.7) 5.53 -> 5.75;
@@ -300,9 +300,11 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // 20001x47 (2.6 rounds) 7.78 -> 6.37 us, 50001x55 (8.8) 11.32 -> 10.66,
     // 30001x63 (6.9) 13.19 -> 8.79; but 50001x63 (11.5) 12.03 -> 12.26,
     // 100001x63 (23.0) 17.94 -> 19.68, 300001x47 (38.5) 33.66 -> 34.52
-    // (H200, benchmarks/NOTES.md, session 74, call 5).
+    // (H200, benchmarks/NOTES.md, session 74, call 5; confirmed in session
+    // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
+    // 50001x63's loss between them. Measured in one span only.
     const int64_t span_vectors = problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
-    const bool few_rounds = span_vectors <= 10 * splits * kThreads * kLoads;
+    const bool few_rounds = spans == 1 && span_vectors <= 10 * splits * kThreads * kLoads;
     return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }

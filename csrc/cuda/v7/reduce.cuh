@@ -205,8 +205,8 @@ __global__ void __launch_bounds__(kBlock)
 
 // Programmatic dependent launch (Hopper and newer; no-ops elsewhere). A
 // kernel that writes partials lets the launch that finishes them
-// (launch_starting_early) start now, so that its launch and the gap between
-// the two pass while this one runs.
+// (launch_starting_early, or a ClusterLaunch that starts early) start now,
+// so that its launch and the gap between the two pass while this one runs.
 __device__ __forceinline__ void let_dependents_start() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
