@@ -17,6 +17,13 @@ the waiting warps ran before it:
     python benchmarks/experiments/ncu_source_stalls.py bf16_8.csv bf16_g.csv
 
 The result is checked first (benchmarks.check: float64, exact for int16).
+--inductor launches torch.compile(torch.sum)'s kernels instead, for their
+counters beside sum_v7's (session 75: the aligned fp32 20001x32 band kernel's
+read, 0.6 us behind Inductor's first kernel):
+
+    ncu --kernel-name regex:triton_red --launch-skip 1 --launch-count 1 \\
+        --section SpeedOfLight --section WarpStateStats \\
+        python3 benchmarks/experiments/column_a_thread_for_ncu.py fp32x32 --inductor
 """
 
 from __future__ import annotations
@@ -40,20 +47,33 @@ CASES = {
     "int8x127": ((70001, 127), torch.int8),
     # A long 16-bit sum through L2 in 4-lane bands, 0.76x Inductor (session 70).
     "fp16x33": ((100001, 33), torch.float16),
+    # Aligned narrow bands through L2 (session 75: their read trails Inductor's).
+    "fp32x32": ((20001, 32), torch.float32),
 }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--inductor", action="store_true", help="torch.compile(torch.sum)")
     args = parser.parse_args()
     shape, dtype = CASES[args.case]
     x = random_data(shape, dtype, torch.device("cuda"))
-    wrong = verify(torch.ops.reduce_opt.sum_v7(x, [0]), reference(x, (0,), False))
+    if args.inductor:
+        compiled = torch.compile(torch.sum)
+
+        def column_sum(x):
+            return compiled(x, 0)
+    else:
+
+        def column_sum(x):
+            return torch.ops.reduce_opt.sum_v7(x, [0])
+
+    wrong = verify(column_sum(x), reference(x, (0,), False))
     if wrong is not None:
-        raise SystemExit(f"sum_v7 over dim 0 of {args.case} {shape}: {wrong}")
+        raise SystemExit(f"sum over dim 0 of {args.case} {shape}: {wrong}")
     for _ in range(LAUNCHES):
-        torch.ops.reduce_opt.sum_v7(x, [0])
+        column_sum(x)
     torch.cuda.synchronize()
 
 
