@@ -545,6 +545,24 @@ BAND_FINISH_EIGHT_BYTE_CASES = [
     whole((20001, 32), torch.float32),
     whole((16, 2048, 4096), torch.bfloat16, (0, 1)),
 ]
+# The flat band kernels' parameter layout (flat-band-parameters.patch) and the
+# second launch's whole rounds (band-partials-whole-rounds.patch), across builds:
+# the aligned bands that finish in either launch, the 8-byte finishes, and two
+# long sums that must not move.
+BAND_PARAMETER_CASES = [
+    whole((20001, 32), torch.float32),
+    whole((50001, 16), torch.float16),
+    whole((100001, 16), torch.int32),
+    whole((50001, 32), torch.float32),
+    whole((20001, 16), torch.float64),
+    whole((50001, 16), torch.float64),
+    whole((20001, 32), torch.float64),
+    whole((20001, 16), torch.int64),
+    whole((5001, 33), torch.float32),
+    whole((70001, 24), torch.int8),
+    whole((1000001, 32), torch.float32),
+    whole((16, 2048, 4096), torch.bfloat16, (0, 1)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -578,6 +596,7 @@ CASE_SETS = {
     "aligned_below_bound": ALIGNED_BELOW_BOUND_CASES,
     "band_second_launch": BAND_SECOND_LAUNCH_CASES,
     "band_finish_eight_byte": BAND_FINISH_EIGHT_BYTE_CASES,
+    "band_parameters": BAND_PARAMETER_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
