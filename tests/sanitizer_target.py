@@ -214,6 +214,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # small sum; splits through L2 past its rounds), then scalar ones.
         "2000x64 float32": shaped_ending_at_allocation_end((2000, 64), torch.float32, 0),
         "20000x72 float32": shaped_ending_at_allocation_end((20000, 72), torch.float32, 0),
+        # Narrow bands on the vector boundary split through L2, to the allocation's last
+        # element: on Hopper and newer a second launch (column_partials_kernel) adds
+        # the splits, started before the read ends and waiting for it.
+        "20001x32 float32": shaped_ending_at_allocation_end((20001, 32), torch.float32, 0),
         # 33-64 columns of one span on the vector boundary: the interleaved run of
         # vectors past 32 columns, as 70001x33 below, from a vector boundary.
         "20000x64 float32": shaped_ending_at_allocation_end((20000, 64), torch.float32, 0),

@@ -1196,24 +1196,33 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
+def exact_back_to_back_sums(shape, stream, tmp_path):
+    """Sums over dim 0 of three inputs of `shape`, twice in turn on `stream` with no sync
+    between them, so that each call's partials land where the call before left its own,
+    which a second launch reading them before the first kernel's end would add. fp32
+    integers from -8 to 8: every partial sum is exact, so each result must equal torch's
+    float64 sum. Returns the kernels of one more call on that stream."""
+    inputs = [torch.randint(-8, 9, shape, device="cuda").to(torch.float32) for _ in range(3)]
+    expected = [x.sum(0, dtype=torch.float64).to(torch.float32) for x in inputs]
+    with torch.cuda.stream(stream):
+        stream.wait_stream(torch.cuda.default_stream())
+        results = [torch.ops.reduce_opt.sum_v7(x, [0]) for x in inputs + inputs]
+        launched = launched_kernels(
+            lambda: torch.ops.reduce_opt.sum_v7(inputs[0], [0]), tmp_path / "t.json"
+        )
+    stream.synchronize()
+    for index, (result, reference) in enumerate(zip(results, expected + expected, strict=True)):
+        assert torch.equal(result, reference), index
+    return launched
+
+
 @requires_cuda
 def test_wide_interleaved_finish_waits_for_the_read(seed, tmp_path):
     """The wide interleaved run's second launch (warp_an_output_kernel) may start
     before the read kernel ends (programmatic dependent launch, Hopper and newer) and
-    waits for it. Back-to-back sums of different inputs of one shape, no sync between
-    them: each call's partials land where the call before left its own, which a
-    finish that read them early would add. fp32 integers from -8 to 8 over 100001
-    rows of 41 columns: every partial sum is exact, so the results must equal torch's
-    float64 sums."""
-    inputs = [torch.randint(-8, 9, (100001, 41), device="cuda").to(torch.float32) for _ in range(3)]
-    expected = [x.sum(0, dtype=torch.float64).to(torch.float32) for x in inputs]
-    results = [torch.ops.reduce_opt.sum_v7(x, [0]) for x in inputs + inputs]
-    for index, (result, reference) in enumerate(zip(results, expected + expected, strict=True)):
-        assert torch.equal(result, reference), index
-    if is_sm90_of_132_sms(inputs[0].device):
-        launched = launched_kernels(
-            lambda: torch.ops.reduce_opt.sum_v7(inputs[0], [0]), tmp_path / "t.json"
-        )
+    waits for it: 100001 rows of 41 columns, exact_back_to_back_sums."""
+    launched = exact_back_to_back_sums((100001, 41), torch.cuda.current_stream(), tmp_path)
+    if is_sm90_of_132_sms(torch.device("cuda")):
         assert "interleaved_column_kernel" in launched[0][0], launched
         assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
 
@@ -1225,26 +1234,14 @@ def test_band_partials_finish_waits_for_the_read(external, seed, tmp_path):
     columns, through L2) finishes in a second launch, column_partials_kernel, on
     Hopper and newer (and on an external stream, which has no counters, everywhere);
     it may start before the band kernel ends (programmatic dependent launch) and waits
-    for it. As test_wide_interleaved_finish_waits_for_the_read: back-to-back sums of
-    different inputs without a sync, exact fp32 integers, equal to torch's float64
-    sums."""
+    for it: exact_back_to_back_sums."""
     from contextlib import nullcontext
 
     from raw_streams import external_stream
 
-    inputs = [torch.randint(-8, 9, (20001, 32), device="cuda").to(torch.float32) for _ in range(3)]
-    expected = [x.sum(0, dtype=torch.float64).to(torch.float32) for x in inputs]
     with external_stream() if external else nullcontext(torch.cuda.current_stream()) as stream:
-        with torch.cuda.stream(stream):
-            stream.wait_stream(torch.cuda.default_stream())
-            results = [torch.ops.reduce_opt.sum_v7(x, [0]) for x in inputs + inputs]
-            launched = launched_kernels(
-                lambda: torch.ops.reduce_opt.sum_v7(inputs[0], [0]), tmp_path / "t.json"
-            )
-            stream.synchronize()
-    for index, (result, reference) in enumerate(zip(results, expected + expected, strict=True)):
-        assert torch.equal(result, reference), index
-    if is_sm90_of_132_sms(inputs[0].device):
+        launched = exact_back_to_back_sums((20001, 32), stream, tmp_path)
+    if is_sm90_of_132_sms(torch.device("cuda")):
         assert "column_sum_kernel" in launched[0][0], launched
         assert len(launched) == 2 and "column_partials_kernel" in launched[1][0], launched
 

@@ -206,16 +206,20 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   }
 }
 
+// The vectors of one span: its rows, the run's columns each.
+template <typename InT, typename OutT>
+int64_t span_vectors(const ColumnProblem<InT, OutT>& problem) {
+  return problem.reduced.sizes[0] * problem.inner_outputs / kElementsPerVector<InT>;
+}
+
 // The run's splits a span: a block per round of kLoads vectors a thread, up
 // to a wave over all spans and as many as the held partials hold.
 template <typename InT, typename OutT>
 int64_t run_splits(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    int64_t wave) {
   const int64_t spans = problem.outer.numel();
-  const int64_t columns = problem.inner_outputs;
-  const int64_t vectors = problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
-  return split_count(spans, ceil_div(vectors, int64_t(kThreads) * kLoads), wave,
-                     std::max<int64_t>(1, partials_capacity / (spans * columns)));
+  return split_count(spans, ceil_div(span_vectors(problem), int64_t(kThreads) * kLoads), wave,
+                     std::max<int64_t>(1, partials_capacity / (spans * problem.inner_outputs)));
 }
 
 // The kernel that launch_warp_an_output launches for the run's splits.
@@ -303,8 +307,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // (H200, benchmarks/NOTES.md, session 74, call 5; confirmed in session
     // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
     // 50001x63's loss between them. Measured in one span only.
-    const int64_t span_vectors = problem.reduced.sizes[0] * columns / kElementsPerVector<InT>;
-    const bool few_rounds = spans == 1 && span_vectors <= 10 * splits * kThreads * kLoads;
+    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * kLoads;
     return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
