@@ -561,11 +561,11 @@ __device__ __forceinline__ void sum_rows(const BandRows& rows, int64_t first_row
 // reduced dim (almost every model's layout), a multiply per row instead of
 // the general offset's chain of divisions; with kFlat (has_flat_index) only
 // that is compiled. kInCluster: for column_cluster_kernel (ColumnAThreadReads).
-template <bool kFlat, bool kInCluster, typename InT, int kColumns, typename AccT, typename BandRows>
+template <bool kFlat, bool kInCluster, typename InT, int kColumns, typename AccT, typename BandRows,
+          typename Index>
 __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t first_row,
                                                  int64_t row_end, int row_lanes,
-                                                 const StridedIndex& reduced,
-                                                 AccT (&sums)[kColumns]) {
+                                                 const Index& reduced, AccT (&sums)[kColumns]) {
   if (kFlat || reduced.ndim == 1) {
     using ColumnAThread = ColumnAThreadReads<InT, kInCluster>;
     constexpr bool kColumnAThread = kFlat && kColumns == 1;
@@ -588,8 +588,8 @@ __device__ __forceinline__ void sum_reduced_rows(const BandRows& rows, int64_t f
 // every lane moves its sums into place (OffBoundaryBandRows::place, a
 // shuffle across the band).
 template <bool kOffBoundary, bool kFlat, bool kInCluster, int kColumns, typename InT, typename OutT,
-          typename AccT>
-__device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT>& problem,
+          int kDims, typename AccT>
+__device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT, kDims>& problem,
                                               int64_t span_end, int64_t outer, int64_t band_column,
                                               int column_lanes, int64_t first_row, int64_t row_end,
                                               int row_lanes, AccT (&sums)[kColumns]) {
@@ -635,11 +635,24 @@ bool has_flat_index(const ColumnProblem<InT, OutT>& problem) {
   return problem.reduced.ndim == 1 && problem.outer.ndim <= 1;
 }
 
+// The problem as a band kernel takes it: flat (FlatColumnProblem) where kFlat.
+template <typename InT, typename OutT, bool kFlat>
+using BandProblem = ColumnProblem<InT, OutT, kFlat ? 1 : kMaxDims>;
+
+template <bool kFlat, typename InT, typename OutT>
+BandProblem<InT, OutT, kFlat> band_problem(const ColumnProblem<InT, OutT>& problem) {
+  if constexpr (kFlat) {
+    return flat_column_problem(problem);
+  } else {
+    return problem;
+  }
+}
+
 // span_end: one past the last element offset any row reaches (off-boundary
 // reads stay below it). kFlat: for problems that has_flat_index.
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFlat>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
-    column_sum_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
+    column_sum_kernel(BandProblem<InT, OutT, kFlat> problem, int64_t span_end, BandShape shape,
                       EvenSplits row_splits, acc_t<InT>* partials, unsigned int* counters) {
   // column_partials_kernel, where it follows, may start now: it waits for
   // this kernel's end before it reads the partials.
@@ -705,7 +718,7 @@ constexpr int kColumnClusterBlocks = kPortableClusterBlocks;
 // column_sum_kernel's for one band.
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFlat>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
-    column_cluster_kernel(ColumnProblem<InT, OutT> problem, int64_t span_end, BandShape shape,
+    column_cluster_kernel(BandProblem<InT, OutT, kFlat> problem, int64_t span_end, BandShape shape,
                           EvenSplits row_splits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using AccT = acc_t<InT>;
@@ -1203,8 +1216,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   if (bands.count <= INT_MAX && clusters.holds(splits, bands.count)) {
     const dim3 grid(static_cast<unsigned>(bands.count),
                     static_cast<unsigned>(splits));  // a cluster a band
-    return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream, problem,
-                                       span_end, bands.shape, EvenSplits(rows, splits));
+    return launch_in_clusters<cluster>(grid, dim3(1, grid.y), kBlock, context.stream,
+                                       band_problem<kFlat>(problem), span_end, bands.shape,
+                                       EvenSplits(rows, splits));
   }
   // Vectors of 2 bytes or more on the boundary finish in the second launch
   // where it starts early, not in the last block behind its ticket. On an
@@ -1227,7 +1241,7 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
           ? finish.counter
           : nullptr;
   const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(problem, span_end, bands.shape,
+  kernel<<<grid, kBlock, 0, context.stream>>>(band_problem<kFlat>(problem), span_end, bands.shape,
                                               EvenSplits(rows, splits), partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {

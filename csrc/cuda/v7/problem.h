@@ -19,16 +19,25 @@ namespace torch_reduce::cuda::v7 {
 // more dims than this, after coalescing, are copied to contiguous first.
 constexpr int kMaxDims = 12;
 
-// Maps a linear index over `sizes` (outermost first) to an element offset.
-struct StridedIndex {
+// Maps a linear index over `sizes` (outermost first) to an element offset,
+// for up to kDims dims: kMaxDims in general, one in the flat band kernels'
+// parameters (FlatColumnProblem).
+template <int kDims>
+struct StridedIndexOf {
   int ndim = 0;
-  int64_t sizes[kMaxDims] = {};
-  int64_t strides[kMaxDims] = {};
+  int64_t sizes[kDims] = {};
+  int64_t strides[kDims] = {};
 
   C10_HOST_DEVICE int64_t numel() const {
     if (ndim == 1) return sizes[0];  // the common case, before the loop's setup
     int64_t n = 1;
-    for (int d = 0; d < ndim; ++d) n *= sizes[d];
+    // Static indices, as in offset(): indexed by ndim, the flat band kernels'
+    // 72 bytes of parameters went to local memory (benchmarks/NOTES.md,
+    // session 76, call 1).
+#pragma unroll
+    for (int d = 0; d < kDims; ++d) {
+      if (d < ndim) n *= sizes[d];
+    }
     return n;
   }
 
@@ -45,7 +54,7 @@ struct StridedIndex {
     if (ndim <= 1) return ndim == 1 ? index * strides[0] : 0;
     int64_t offset = 0;
 #pragma unroll
-    for (int d = kMaxDims - 1; d > 0; --d) {
+    for (int d = kDims - 1; d > 0; --d) {
       if (d < ndim) {
         offset += (index % sizes[d]) * strides[d];
         index /= sizes[d];
@@ -54,6 +63,8 @@ struct StridedIndex {
     return offset + index * strides[0];
   }
 };
+
+using StridedIndex = StridedIndexOf<kMaxDims>;
 
 // n / divisor for the indices 0 <= n < count that a kernel divides: ATen's
 // multiply-high, add and shift where count fits 31 bits, else the division. A
@@ -174,14 +185,39 @@ struct RowProblem {
 // result[o * inner_outputs + k] = sum over r of
 //   input[outer.offset(o) + k + reduced.offset(r)]:
 // sums over outer dims, with the innermost kept dim contiguous (columns).
-template <typename InT, typename OutT>
+template <typename InT, typename OutT, int kDims = kMaxDims>
 struct ColumnProblem {
   const InT* input;
-  StridedIndex outer;
+  StridedIndexOf<kDims> outer;
   int64_t inner_outputs;
-  StridedIndex reduced;
+  StridedIndexOf<kDims> reduced;
   OutT* result;
 };
+
+// A column problem of one reduced dim and at most one outer dim, as the flat
+// band kernels take it: 72 bytes of parameters where the general one's 12
+// dims a side take 424, so that the few fields those kernels read lie in
+// two or three lines of the constant cache, not five (ncu, fp32 20001x32
+// dim=0: 51 of 260 warp samples waited on those misses before the first
+// load, against 7 of Inductor's 181; benchmarks/NOTES.md, session 75). On an
+// H200, graph, dim=0: fp32 20001x32 4.58 -> 4.43 us, fp16 50001x16 4.59 ->
+// 4.45, int32 100001x16 6.40 -> 6.23, fp64 50001x16 6.75 -> 6.58 (session
+// 76, call 2).
+template <typename InT, typename OutT>
+using FlatColumnProblem = ColumnProblem<InT, OutT, 1>;
+
+// `problem` as a FlatColumnProblem; it must have at most one dim a side.
+template <typename InT, typename OutT>
+FlatColumnProblem<InT, OutT> flat_column_problem(const ColumnProblem<InT, OutT>& problem) {
+  FlatColumnProblem<InT, OutT> flat{problem.input, {}, problem.inner_outputs, {}, problem.result};
+  flat.outer.ndim = problem.outer.ndim;
+  flat.outer.sizes[0] = problem.outer.sizes[0];
+  flat.outer.strides[0] = problem.outer.strides[0];
+  flat.reduced.ndim = problem.reduced.ndim;
+  flat.reduced.sizes[0] = problem.reduced.sizes[0];
+  flat.reduced.strides[0] = problem.reduced.strides[0];
+  return flat;
+}
 
 // The most partials any launch below asks for, given the device's shape:
 // every class sizes its split from one wave of resident blocks.
