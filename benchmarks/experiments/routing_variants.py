@@ -563,6 +563,21 @@ BAND_PARAMETER_CASES = [
     whole((1000001, 32), torch.float32),
     whole((16, 2048, 4096), torch.bfloat16, (0, 1)),
 ]
+# The interleaved kernel's parameters ahead of the outer dims (InterleavedSpans,
+# session 76), across builds: the wide run on and off the vector boundary, a few
+# long columns, and spans of a 3-d sum.
+INTERLEAVED_PARAMETER_CASES = [
+    whole((10001, 36), torch.float32),
+    whole((12001, 48), torch.float32),
+    whole((10001, 40), torch.bfloat16),
+    whole((30001, 33), torch.bfloat16),
+    whole((30001, 63), torch.float64),
+    whole((7001, 64), torch.float16),
+    whole((200001, 9), torch.float16),
+    whole((300001, 31), torch.float32),
+    whole((1000000, 3), torch.float32),
+    whole((64, 20001, 33), torch.float32, (1,)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -597,6 +612,7 @@ CASE_SETS = {
     "band_second_launch": BAND_SECOND_LAUNCH_CASES,
     "band_finish_eight_byte": BAND_FINISH_EIGHT_BYTE_CASES,
     "band_parameters": BAND_PARAMETER_CASES,
+    "interleaved_parameters": INTERLEAVED_PARAMETER_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
