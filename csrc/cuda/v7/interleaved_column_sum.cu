@@ -76,6 +76,26 @@ __device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int s
   return sum;
 }
 
+// What interleaved_column_kernel reads of a ColumnProblem, the fields read
+// before its first load ahead of the outer dims' sizes and strides. The
+// problem's two 12-dim indices spread them over 424 bytes of parameters, a
+// constant-cache miss each before that load, as the band kernels' were
+// (FlatColumnProblem, problem.h).
+template <typename InT, typename OutT>
+struct InterleavedSpans {
+  const InT* input;
+  OutT* result;
+  int64_t columns;
+  int64_t numel;       // of a span: its rows, `columns` elements each
+  StridedIndex outer;  // the spans
+};
+
+template <typename InT, typename OutT>
+InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& problem) {
+  return {problem.input, problem.result, problem.inner_outputs,
+          problem.reduced.sizes[0] * problem.inner_outputs, problem.outer};
+}
+
 // Block (split, group): split `blockIdx.x` of the span of outer index
 // `blockIdx.y`. A thread loads vectors first, first + stride, ... of the span
 // (first = blockIdx.x * kThreads + threadIdx.x, below `stride`); block 0 of
@@ -86,8 +106,8 @@ __device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int s
 // of a warp's splits or more (launch_interleaved_column_sum).
 template <typename InT, typename OutT>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
-    interleaved_column_kernel(ColumnProblem<InT, OutT> problem, int64_t stride,
-                              acc_t<InT>* partials, unsigned int* counters) {
+    interleaved_column_kernel(int64_t stride, acc_t<InT>* partials, unsigned int* counters,
+                              InterleavedSpans<InT, OutT> spans) {
   // The second launch's warp_an_output_kernel, where there is one, may
   // start now: it waits for this kernel's end before it reads the partials.
   let_dependents_start();
@@ -95,11 +115,11 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   constexpr int kVec = kElementsPerVector<InT>;
   __shared__ AccT positions[kThreads * kVec];
   __shared__ AccT edges[2][kVec];  // the span's scalar head and tail, by element
-  const int columns = int(problem.inner_outputs);
+  const int columns = int(spans.columns);
   const int64_t group = blockIdx.y;
   const int64_t splits = gridDim.x;
-  const InT* span = problem.input + problem.outer.offset(group);
-  const int64_t numel = problem.reduced.sizes[0] * columns;
+  const InT* span = spans.input + spans.outer.offset(group);
+  const int64_t numel = spans.numel;
   const auto [head, num_vectors, tail_begin] = split_into_vectors(span, numel);
   const bool takes_edges = blockIdx.x == 0;
   const int thread = threadIdx.x;
@@ -163,7 +183,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   const auto store = [&](int column, AccT sum) {
     const int64_t output = group * columns + column;
     if (splits == 1) {
-      problem.result[output] = static_cast<OutT>(sum);
+      spans.result[output] = static_cast<OutT>(sum);
     } else {
       partials[output * splits + blockIdx.x] = sum;
     }
@@ -201,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   if (splits > 1) {
     finish_in_last_block<kThreads, kFinishBatch>(
         static_cast<const AccT*>(partials) + group * columns * splits, columns, splits,
-        problem.result + group * columns, counters == nullptr ? nullptr : counters + group,
+        spans.result + group * columns, counters == nullptr ? nullptr : counters + group,
         gridDim.x);
   }
 }
@@ -345,8 +365,8 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
     const bool warp_a_column = finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device);
     if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
-    kernel<<<grid, kThreads, 0, context.stream>>>(problem, threads - threads % period,
-                                                  finish.partials, finish.counter);
+    kernel<<<grid, kThreads, 0, context.stream>>>(threads - threads % period, finish.partials,
+                                                  finish.counter, interleaved_spans(problem));
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     if (warp_a_column) {
       launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns, splits,
