@@ -1196,7 +1196,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
-def exact_back_to_back_sums(shape, stream, tmp_path):
+def assert_exact_back_to_back_sums(shape, stream, tmp_path):
     """Sums over dim 0 of three inputs of `shape`, twice in turn on `stream` with no sync
     between them, so that each call's partials land where the call before left its own,
     which a second launch reading them before the first kernel's end would add. fp32
@@ -1220,8 +1220,8 @@ def exact_back_to_back_sums(shape, stream, tmp_path):
 def test_wide_interleaved_finish_waits_for_the_read(seed, tmp_path):
     """The wide interleaved run's second launch (warp_an_output_kernel) may start
     before the read kernel ends (programmatic dependent launch, Hopper and newer) and
-    waits for it: 100001 rows of 41 columns, exact_back_to_back_sums."""
-    launched = exact_back_to_back_sums((100001, 41), torch.cuda.current_stream(), tmp_path)
+    waits for it: 100001 rows of 41 columns, assert_exact_back_to_back_sums."""
+    launched = assert_exact_back_to_back_sums((100001, 41), torch.cuda.current_stream(), tmp_path)
     if is_sm90_of_132_sms(torch.device("cuda")):
         assert "interleaved_column_kernel" in launched[0][0], launched
         assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
@@ -1234,13 +1234,13 @@ def test_band_partials_finish_waits_for_the_read(external, seed, tmp_path):
     columns, through L2) finishes in a second launch, column_partials_kernel, on
     Hopper and newer (and on an external stream, which has no counters, everywhere);
     it may start before the band kernel ends (programmatic dependent launch) and waits
-    for it: exact_back_to_back_sums."""
+    for it: assert_exact_back_to_back_sums."""
     from contextlib import nullcontext
 
     from raw_streams import external_stream
 
     with external_stream() if external else nullcontext(torch.cuda.current_stream()) as stream:
-        launched = exact_back_to_back_sums((20001, 32), stream, tmp_path)
+        launched = assert_exact_back_to_back_sums((20001, 32), stream, tmp_path)
     if is_sm90_of_132_sms(torch.device("cuda")):
         assert "column_sum_kernel" in launched[0][0], launched
         assert len(launched) == 2 and "column_partials_kernel" in launched[1][0], launched

@@ -545,10 +545,10 @@ BAND_FINISH_EIGHT_BYTE_CASES = [
     whole((20001, 32), torch.float32),
     whole((16, 2048, 4096), torch.bfloat16, (0, 1)),
 ]
-# The flat band kernels' parameter layout (flat-band-parameters.patch, applied in
-# session 76) and the second launch's whole rounds (band-partials-whole-rounds.patch),
-# across builds: the aligned bands that finish in either launch, the 8-byte finishes,
-# and two long sums that must not move.
+# The flat band kernels' parameter layout (FlatColumnProblem, 3407dff; its patch
+# is in that commit's parent) and the second launch's whole rounds
+# (band-partials-whole-rounds.patch), across builds: the aligned bands that finish
+# in either launch, the 8-byte finishes, and two long sums that must not move.
 BAND_PARAMETER_CASES = [
     whole((20001, 32), torch.float32),
     whole((50001, 16), torch.float16),

@@ -593,6 +593,7 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT, kDi
                                               int64_t span_end, int64_t outer, int64_t band_column,
                                               int column_lanes, int64_t first_row, int64_t row_end,
                                               int row_lanes, AccT (&sums)[kColumns]) {
+  static_assert(!kFlat || kDims == 1, "a flat band kernel takes a FlatColumnProblem");
   int64_t band_start = band_column;
   if constexpr (kFlat) {
     band_start += outer * problem.outer.strides[0];
@@ -635,7 +636,9 @@ bool has_flat_index(const ColumnProblem<InT, OutT>& problem) {
   return problem.reduced.ndim == 1 && problem.outer.ndim <= 1;
 }
 
-// The problem as a band kernel takes it: flat (FlatColumnProblem) where kFlat.
+// The problem as a band kernel takes it: flat (FlatColumnProblem, one dim a
+// side) where kFlat. Spelled by its dims, not std::conditional_t, which
+// would put `std::conditional<...>::type` in every profile's kernel name.
 template <typename InT, typename OutT, bool kFlat>
 using BandProblem = ColumnProblem<InT, OutT, kFlat ? 1 : kMaxDims>;
 

@@ -206,7 +206,8 @@ struct ColumnProblem {
 template <typename InT, typename OutT>
 using FlatColumnProblem = ColumnProblem<InT, OutT, 1>;
 
-// `problem` as a FlatColumnProblem; it must have at most one dim a side.
+// `problem` as a FlatColumnProblem; it must have one reduced dim and at most
+// one outer dim (has_flat_index in column_sum.cu).
 template <typename InT, typename OutT>
 FlatColumnProblem<InT, OutT> flat_column_problem(const ColumnProblem<InT, OutT>& problem) {
   FlatColumnProblem<InT, OutT> flat{problem.input, {}, problem.inner_outputs, {}, problem.result};
