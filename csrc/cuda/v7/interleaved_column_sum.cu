@@ -83,10 +83,9 @@ __device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int s
 // (FlatColumnProblem, problem.h). After the kernel's small arguments they
 // lie in c[0x0][0x210..0x24f] (sm_90 SASS), two 64-byte lines where there
 // were four, and a span's outer stride in a third where there are several
-// spans. On an H200, graph, dim=0: fp32 10001x36
-// 3.90 -> 3.80 us, 12001x48 4.08 -> 3.96, fp16 7001x64 4.01 -> 3.89, fp64
-// 30001x63 8.86 -> 8.72, fp32 1000000x3 7.19 -> 7.13 (benchmarks/NOTES.md,
-// session 76, call 3).
+// spans. On an H200, graph, dim=0: fp32 10001x36 3.90 -> 3.80 us, 12001x48
+// 4.08 -> 3.96, fp16 7001x64 4.01 -> 3.89, fp64 30001x63 8.86 -> 8.72, fp32
+// 1000000x3 7.19 -> 7.13 (benchmarks/NOTES.md, session 76, call 3).
 template <typename InT, typename OutT>
 struct InterleavedSpans {
   const InT* input;
