@@ -578,6 +578,18 @@ INTERLEAVED_PARAMETER_CASES = [
     whole((1000000, 3), torch.float32),
     whole((64, 20001, 33), torch.float32, (1,)),
 ]
+# 1-byte band sums off the vector boundary, whose flat column_sum_kernel spills
+# more with FlatColumnProblem (session 76, ptxas), and an aligned one beside them
+# (int8 70001x24, which gained): one-byte-off-boundary-general-problem.patch
+# against the build without it.
+ONE_BYTE_OFF_BOUNDARY_CASES = [
+    whole((70001, 31), torch.int8),
+    whole((20001, 63), torch.uint8),
+    whole((3001, 1001), torch.uint8),
+    whole((1024, 4095), torch.bool),
+    whole((2048, 1001), torch.int8),
+    whole((70001, 24), torch.int8),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -613,6 +625,7 @@ CASE_SETS = {
     "band_finish_eight_byte": BAND_FINISH_EIGHT_BYTE_CASES,
     "band_parameters": BAND_PARAMETER_CASES,
     "interleaved_parameters": INTERLEAVED_PARAMETER_CASES,
+    "one_byte_off_boundary": ONE_BYTE_OFF_BOUNDARY_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
 }
