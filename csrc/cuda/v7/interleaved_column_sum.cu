@@ -76,6 +76,13 @@ __device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int s
   return sum;
 }
 
+// The elements of one span: its rows (one reduced dim, interleaved_shape),
+// the run's columns each.
+template <typename InT, typename OutT>
+int64_t span_elements(const ColumnProblem<InT, OutT>& problem) {
+  return problem.reduced.sizes[0] * problem.inner_outputs;
+}
+
 // What interleaved_column_kernel reads of a ColumnProblem, the fields read
 // before its first load ahead of the outer dims' sizes and strides. The
 // problem's two 12-dim indices spread them over 424 bytes of parameters, a
@@ -97,8 +104,8 @@ struct InterleavedSpans {
 
 template <typename InT, typename OutT>
 InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& problem) {
-  return {problem.input, problem.result, problem.inner_outputs,
-          problem.reduced.sizes[0] * problem.inner_outputs, problem.outer};
+  return {problem.input, problem.result, problem.inner_outputs, span_elements(problem),
+          problem.outer};
 }
 
 // Block (split, group): split `blockIdx.x` of the span of outer index
@@ -231,10 +238,10 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   }
 }
 
-// The vectors of one span: its rows, the run's columns each.
+// The whole vectors of one span.
 template <typename InT, typename OutT>
 int64_t span_vectors(const ColumnProblem<InT, OutT>& problem) {
-  return problem.reduced.sizes[0] * problem.inner_outputs / kElementsPerVector<InT>;
+  return span_elements(problem) / kElementsPerVector<InT>;
 }
 
 // The run's splits a span: a block per round of kLoads vectors a thread, up
@@ -317,7 +324,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     }
     const int64_t wave =
         one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
-    const int64_t elements = spans * problem.reduced.sizes[0] * columns;
+    const int64_t elements = spans * span_elements(problem);
     const int64_t splits = run_splits(problem, partials_capacity, wave);
     // 2.4 was measured with the finish a warp a column started early.
     const bool finishes_early =
