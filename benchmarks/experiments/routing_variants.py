@@ -590,6 +590,18 @@ ONE_BYTE_OFF_BOUNDARY_CASES = [
     whole((2048, 1001), torch.int8),
     whole((70001, 24), torch.int8),
 ]
+# Row sums whose kernels split each row (few outputs) or not, for
+# lean-band-prologue.patch's EvenSplits::range and IndexDivider in row_sum.cu
+# (session 77), with issue 13's listed row shapes.
+LEAN_PROLOGUE_ROW_CASES = [
+    whole((3, 1000000), torch.float32, (1,)),
+    whole((16, 1000000), torch.float32, (1,)),
+    whole((64, 100000), torch.float16, (1,)),
+    whole((1, 4096), torch.float32, (1,)),
+    whole((8192, 4096), torch.float32, (1,)),
+    whole((4096, 32000), torch.float32, (1,)),
+    whole((16, 2048, 4096), torch.bfloat16, (2,)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -628,6 +640,7 @@ CASE_SETS = {
     "one_byte_off_boundary": ONE_BYTE_OFF_BOUNDARY_CASES,
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
+    "lean_prologue_rows": LEAN_PROLOGUE_ROW_CASES,
 }
 
 
