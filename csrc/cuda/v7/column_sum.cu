@@ -400,13 +400,9 @@ constexpr int kPartialLoadsInFlight = std::clamp(32 / int(kColumns * sizeof(AccT
 // 8-byte partials: 195 splits, 64 split lanes). On an H200 (benchmarks/
 // NOTES.md, session 75, calls 3-4, 32 bytes -> 128): int32 50001x16 5.38 ->
 // 5.09 us, int64 20001x16 5.04 -> 4.75, fp32 20001x32 4.92 -> 4.68, 50001x32
-// 6.21 -> 5.75. Not fp64 (20001x16 4.89 -> 5.39, 50001x16 6.71 -> 7.54):
-// there nvcc interleaves the loads with the in-order adds, two in flight
-// (sm_90 SASS), where the other types issue all 8 first.
+// 6.21 -> 5.75. fp64's loads are whole rounds (sum_band_partials).
 template <int kColumns, typename AccT>
-constexpr int kSecondLaunchPartialLoads =
-    std::is_same_v<AccT, double> ? kPartialLoadsInFlight<kColumns, AccT>
-                                 : std::clamp(128 / int(kColumns * sizeof(AccT)), 1, 8);
+constexpr int kSecondLaunchPartialLoads = std::clamp(128 / int(kColumns * sizeof(AccT)), 1, 8);
 
 // result_band[c] = sum over s of band_partials[s * band_width + c], for the
 // band's first `columns` columns, by the block laid out as the main pass:
@@ -435,8 +431,17 @@ __device__ __forceinline__ void sum_band_partials(const AccT* band_partials, int
       AlignedVector<AccT, kColumns> batch[kInFlight];
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u) {
-        if (s + u * split_lanes < splits) {
-          batch[u] = load_partials<kColumns>(first + (s + u * split_lanes) * band_width);
+        const int64_t split = s + u * split_lanes;
+        if constexpr (std::is_same_v<AccT, double>) {
+          // A split past the last loads the round's first again, not added:
+          // with the loads conditional, nvcc interleaved fp64's loads with
+          // its in-order adds, two in flight, where the other types issue
+          // all of them first (sm_90 SASS). Loaded this way, fp64 20001x16
+          // took 4.78 us against 5.08 (H200), where the 2- and 4-byte bands
+          // lost 0.2-0.4 (benchmarks/NOTES.md, session 76, call 1).
+          batch[u] = load_partials<kColumns>(first + (split < splits ? split : s) * band_width);
+        } else if (split < splits) {
+          batch[u] = load_partials<kColumns>(first + split * band_width);
         }
       }
 #pragma unroll
@@ -593,7 +598,6 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT, kDi
                                               int64_t span_end, int64_t outer, int64_t band_column,
                                               int column_lanes, int64_t first_row, int64_t row_end,
                                               int row_lanes, AccT (&sums)[kColumns]) {
-  static_assert(!kFlat || kDims == 1, "a flat band kernel takes a FlatColumnProblem");
   int64_t band_start = band_column;
   if constexpr (kFlat) {
     band_start += outer * problem.outer.strides[0];
@@ -651,12 +655,19 @@ BandProblem<InT, OutT, kFlat> band_problem(const ColumnProblem<InT, OutT>& probl
   }
 }
 
+// Whether column_sum_kernel takes the flat problem where kFlat: not for
+// 1-byte off-boundary bands, whose kernel spilled 144 bytes with it against
+// 64 with the general one (ptxas -v, sm_90; benchmarks/NOTES.md, session 76).
+template <typename InT, bool kOffBoundary, bool kFlat>
+constexpr bool kFlatBandParameters = kFlat && !(kOffBoundary && sizeof(InT) == 1);
+
 // span_end: one past the last element offset any row reaches (off-boundary
 // reads stay below it). kFlat: for problems that has_flat_index.
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFlat>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
-    column_sum_kernel(BandProblem<InT, OutT, kFlat> problem, int64_t span_end, BandShape shape,
-                      EvenSplits row_splits, acc_t<InT>* partials, unsigned int* counters) {
+    column_sum_kernel(BandProblem<InT, OutT, kFlatBandParameters<InT, kOffBoundary, kFlat>> problem,
+                      int64_t span_end, BandShape shape, EvenSplits row_splits,
+                      acc_t<InT>* partials, unsigned int* counters) {
   // column_partials_kernel, where it follows, may start now: it waits for
   // this kernel's end before it reads the partials.
   let_dependents_start();
@@ -668,8 +679,7 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
   const int row_lane = threadIdx.x >> shape.column_lanes_log2;
   const int band_width = column_lanes * kColumns;
   const int64_t splits = gridDim.y;
-  const int64_t first_row = row_splits.first(blockIdx.y);
-  const int64_t row_end = row_splits.first(blockIdx.y + 1);
+  const auto [first_row, row_end] = row_splits.range(blockIdx.y);
   const int64_t bands = problem.outer.numel() * shape.bands_per_outer.divisor();
   for (int64_t band = blockIdx.x; band < bands; band += gridDim.x) {
     const auto [outer, band_column] = shape.start_of(band, band_width);
@@ -737,12 +747,13 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegiste
   const auto [outer, band_column] = shape.start_of(band, band_width);
   const int64_t column = band_column + column_lane * kColumns;
   const bool has_column = column < problem.inner_outputs;
+  const auto [first_row, row_end] = row_splits.range(blockIdx.y);
   AccT sums[kColumns];
 #pragma unroll
   for (int c = 0; c < kColumns; ++c) sums[c] = AccT(0);
-  sum_band_rows<kOffBoundary, kFlat, /*kInCluster=*/true>(
-      problem, span_end, outer, band_column, column_lanes, row_splits.first(blockIdx.y) + row_lane,
-      row_splits.first(blockIdx.y + 1), row_lanes, sums);
+  sum_band_rows<kOffBoundary, kFlat, /*kInCluster=*/true>(problem, span_end, outer, band_column,
+                                                          column_lanes, first_row + row_lane,
+                                                          row_end, row_lanes, sums);
   sum_across_lanes(sums, lane_sums, column_lanes);  // row lane 0 ends with them
   gather.wait_until_open();
   if (row_lane != 0) return;
@@ -1244,8 +1255,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
           ? finish.counter
           : nullptr;
   const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(band_problem<kFlat>(problem), span_end, bands.shape,
-                                              EvenSplits(rows, splits), partials, counters);
+  kernel<<<grid, kBlock, 0, context.stream>>>(
+      band_problem<kFlatBandParameters<InT, kOffBoundary, kFlat>>(problem), span_end, bands.shape,
+      EvenSplits(rows, splits), partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
     launch_starting_early<kFinishKernel>(dim3(bands.count), kBlock, context.stream, context.device,

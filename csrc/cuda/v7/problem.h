@@ -71,22 +71,30 @@ using StridedIndex = StridedIndexOf<kMaxDims>;
 // 64-bit division is nvcc's test of both operands' high words and a chain of
 // ~20 dependent instructions, which the column kernels ran before their first
 // load (benchmarks/NOTES.md, session 14).
+// Where every index is below the divisor (one span of bands, one output's
+// splits) the quotient is 0 without either: a column band kernel's prologue
+// ran 30 instructions of the division before its first load (sm_90,
+// benchmarks/NOTES.md, session 76).
 class IndexDivider {
  public:
   IndexDivider(int64_t divisor, int64_t count)
-      : divisor_(divisor), fast_(count <= INT32_MAX && divisor <= INT32_MAX) {
+      : divisor_(divisor),
+        fast_(count <= INT32_MAX && divisor <= INT32_MAX),
+        below_divisor_(count <= divisor) {
     if (fast_) divider_ = at::cuda::detail::IntDivider<unsigned int>(unsigned(divisor));
   }
 
   C10_HOST_DEVICE int64_t divisor() const { return divisor_; }
 
   C10_HOST_DEVICE int64_t div(int64_t n) const {
+    if (below_divisor_) return 0;
     return fast_ ? int64_t(divider_.div(static_cast<unsigned int>(n))) : n / divisor_;
   }
 
  private:
   int64_t divisor_;
   bool fast_;
+  bool below_divisor_;
   at::cuda::detail::IntDivider<unsigned int> divider_{};  // zeros where unused
 };
 
@@ -102,6 +110,19 @@ struct EvenSplits {
 
   C10_HOST_DEVICE int64_t first(int64_t split) const {
     return split * each + (split < longer ? split : longer);
+  }
+
+  struct Range {
+    int64_t first;
+    int64_t end;
+  };
+
+  // [first(split), first(split + 1)) with one multiply, not two: the second
+  // took 16 of a column band kernel's 156 instructions before its first load
+  // (sm_90, benchmarks/NOTES.md, session 76).
+  C10_HOST_DEVICE Range range(int64_t split) const {
+    const int64_t start = first(split);
+    return {start, start + each + (split < longer ? 1 : 0)};
   }
 };
 

@@ -124,9 +124,9 @@ __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kRegisters>(
     const int64_t output = splits.div(unit);
     const int64_t split = unit - output * split_count;
     const InT* base = problem.input + problem.outputs.offset(output);
-    const AccT sum = block_sum<kBlock>(
-        lane_items_sum<AccT>(problem, base, item_splits.first(split) + warp,
-                             item_splits.first(split + 1), kWarps, chunks_per_row, lane));
+    const auto [first_item, item_end] = item_splits.range(split);
+    const AccT sum = block_sum<kBlock>(lane_items_sum<AccT>(
+        problem, base, first_item + warp, item_end, kWarps, chunks_per_row, lane));
     if (threadIdx.x == 0) {
       if (split_count == 1) {
         problem.result[output] = static_cast<OutT>(sum);
