@@ -573,7 +573,18 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
 )
 @pytest.mark.parametrize(
     "dtype",
-    [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.float64],
+    [
+        torch.float32,
+        torch.float16,
+        torch.bfloat16,
+        torch.int32,
+        torch.int64,
+        torch.float64,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+    ],
     ids=str,
 )
 @pytest.mark.parametrize("columns", [2, 3, 5, 6, 7, 9, 15, 31, 32, 33])
@@ -585,7 +596,8 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     vectors (16-bit 600x1001x2) take the other kernels. One span or several (outer
     indices a row longer than their rows: a phase each where C is not a multiple of
     a vector), a scalar head or none, many splits a span, a few, or one (more spans
-    than a wave of blocks)."""
+    than a wave of blocks). 1- and 2-byte integers' threads sum in int32, full-range
+    elements here."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

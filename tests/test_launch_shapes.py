@@ -1121,7 +1121,12 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((10**6, 3), torch.bfloat16, 0, True),
         ((20001, 32), torch.float32, 1, True),
         ((20001, 32), torch.float32, 0, False),
-        ((10**6, 3), torch.int16, 0, False),
+        ((10**6, 3), torch.int16, 0, True),
+        ((70001, 31), torch.int8, 0, True),
+        ((70001, 31), torch.uint8, 0, True),
+        ((20001, 5), torch.bool, 1, True),
+        ((70001, 24), torch.int8, 0, False),
+        ((70001, 32), torch.int16, 1, True),
         ((1001, 2), torch.bfloat16, 0, False),
         ((1000001, 33), torch.float16, 0, True),
         ((600001, 47), torch.bfloat16, 1, True),
@@ -1173,14 +1178,15 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     leave 10 rounds of 4 loads a thread or fewer (fp64 20001x47 2.6, 30001x63 6.9; not
     50001x63 11.5, 100001x47 12.8, 150001x64 35.5); and 33-64 2- and 4-byte columns of
     one span on the vector boundary (64 fp16, 36 and 64 fp32), whose columns a second
-    launch adds, a warp a column. Not there: 32 fp32 columns from a
-    vector boundary (the band kernels' vectors), int16 (8 int64 sums a thread), spans
-    under 256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums
-    (16-bit 3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at
-    7001), 8-byte columns on the vector boundary, 65 columns and int32. Past 32 columns,
-    the routing is asserted on sm_90 with 132 SMs, where it was measured; there too,
-    past 8 columns (the last block's warps: 9, 32 and more) a second launch adds the
-    splits, a warp a column, and up to 8 (3, 5) the last block does."""
+    launch adds, a warp a column; 1- and 2-byte integers up to 32 columns (their
+    threads sum in int32). Not there: 32 fp32 columns and 24 int8 ones from a vector
+    boundary (the band kernels' vectors), spans under 256 vectors (the row class for
+    2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a thread at
+    15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
+    vector boundary, 65 columns and integers. Past 32 columns, the routing is asserted
+    on sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the last
+    block's warps: 9, 32 and more) a second launch adds the splits, a warp a column,
+    and up to 8 (3, 5) the last block does."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
@@ -1193,6 +1199,26 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             assert launched[1][1:] == ([math.ceil(columns / 8), 1, 1], [256, 1, 1]), launched
         else:
             assert len(launched) == 1, launched
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
+
+
+# The most vectors a span whose int16 positions interleaved_column_kernel's threads
+# sum in int32 (problem.h's interleaved_shape): 128 x (INT32_MAX >> 16).
+INT16_INTERLEAVED_VECTORS = 128 * (2**31 - 1 >> 16)
+
+
+@requires_cuda
+@pytest.mark.parametrize("past_the_bound", [False, True], ids=["at", "past"])
+def test_interleaved_int16_sums_stop_at_the_int32_bound(past_the_bound, tmp_path, seed):
+    """Rows of 3 int16 columns back to back, 16 bytes a vector: up to 128 x
+    (INT32_MAX >> 16) vectors a span, which int32 position sums hold however few
+    threads read them, the interleaved run; one vector more (past it: 3 rows more),
+    the row class, as before 1- and 2-byte integers interleaved. Elements near
+    -32768, where a thread's int32 sums would wrap first."""
+    rows = INT16_INTERLEAVED_VECTORS * 8 // 3 + (3 if past_the_bound else 0)
+    x = torch.randint(-32768, -32000, (rows, 3), dtype=torch.int16, device="cuda")
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
+    assert ("interleaved_column_kernel" in launched[0][0]) != past_the_bound, launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 

@@ -602,6 +602,27 @@ LEAN_PROLOGUE_ROW_CASES = [
     whole((4096, 32000), torch.float32, (1,)),
     whole((16, 2048, 4096), torch.bfloat16, (2,)),
 ]
+# 1- and 2-byte integer columns that interleaved_column_sum.cu reads since
+# session 77 (their threads sum in int32), from the band kernels (up to 32
+# columns off the vector boundary) or the row class (2 and 3 columns); the
+# aligned ones that aligned-narrow-integers-interleaved-switch.patch's letter a
+# sends there too (int8 70001x24, int16 50001x16), and a 3-d sum's spans.
+NARROW_INTEGER_INTERLEAVED_CASES = [
+    whole((70001, 31), torch.int8),
+    whole((70001, 31), torch.uint8),
+    whole((70001, 31), torch.int16),
+    whole((20001, 31), torch.bool),
+    whole((5001, 13), torch.uint8),
+    whole((20001, 17), torch.int8),
+    whole((200001, 31), torch.int8),
+    whole((1000000, 3), torch.int8),
+    whole((1000000, 2), torch.bool),
+    whole((1000000, 3), torch.int16),
+    whole((8, 100001, 31), torch.int8, (1,)),
+    whole((70001, 24), torch.int8),
+    whole((50001, 16), torch.int16),
+    whole((70001, 32), torch.uint8),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -641,6 +662,7 @@ CASE_SETS = {
     "other_types": OTHER_TYPE_CASES,
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
     "lean_prologue_rows": LEAN_PROLOGUE_ROW_CASES,
+    "narrow_integer_interleaved": NARROW_INTEGER_INTERLEAVED_CASES,
 }
 
 

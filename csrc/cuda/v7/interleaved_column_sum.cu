@@ -31,10 +31,10 @@
 namespace torch_reduce::cuda::v7 {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = int(kInterleavedBlock);
 constexpr int kWarps = kThreads / kWarpSize;
-// A thread's accumulators (one per element of a vector) beside its loads in
-// flight: 8 fp32 sums and 4 vectors for 16-bit inputs.
+// A thread's sums (one per element of a vector) beside its loads in flight:
+// 8 fp32 sums and 4 vectors for 16-bit inputs, 16 int32 ones for 1-byte.
 constexpr int kRegisters = 64;
 constexpr int kLoads = 4;
 // Threads that add a column's parked positions past 32 columns: all columns at
@@ -45,20 +45,22 @@ static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a w
 // wave (528 on 132 SMs): one batch a lane; in the last block's finish and in
 // the second launch (finishes_a_warp_a_column) alike.
 constexpr int kFinishBatch = 16;
-// Element types for which interleaves_columns (problem.h) holds: only they
-// instantiate the kernel.
+// A thread's sum of one element position of its vectors (problem.h's
+// sums_positions_in_int32), and what the block parks in shared memory.
 template <typename InT>
-constexpr bool kInterleaves = interleaved_accumulators_fit(sizeof(InT), std::is_integral_v<InT>);
+using PositionSum =
+    std::conditional_t<sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>), int32_t,
+                       acc_t<InT>>;
 
-// values[first] + values[first + step] + ... below kEnd, added in that order
-// from +0, four reads in flight: an unrolled loop of a runtime step first
+// values[first] + values[first + step] + ... below kEnd, each as an AccT,
+// added in that order from +0, four reads in flight: an unrolled loop of a runtime step first
 // divides for its trip count, a chain of ~20 instructions after the barrier
 // (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every has the same
 // batches and order, but in 64-bit indices with its loop left to nvcc: called
 // here, it put 235 more instructions after the barrier, a 64-bit division
 // among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled loop.
-template <int kEnd, typename AccT>
-__device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int step) {
+template <int kEnd, typename AccT, typename T>
+__device__ __forceinline__ AccT strided_sum(const T* values, int first, int step) {
   constexpr int kInFlight = 4;
   AccT sum = AccT(0);
 #pragma unroll 1
@@ -66,7 +68,7 @@ __device__ __forceinline__ AccT strided_sum(const AccT* values, int first, int s
     AccT batch[kInFlight];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
-      batch[u] = j + u * step < kEnd ? values[j + u * step] : AccT(0);
+      batch[u] = j + u * step < kEnd ? static_cast<AccT>(values[j + u * step]) : AccT(0);
     }
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
@@ -124,8 +126,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // start now: it waits for this kernel's end before it reads the partials.
   let_dependents_start();
   using AccT = acc_t<InT>;
+  using SumT = PositionSum<InT>;
   constexpr int kVec = kElementsPerVector<InT>;
-  __shared__ AccT positions[kThreads * kVec];
+  __shared__ SumT positions[kThreads * kVec];
   __shared__ AccT edges[2][kVec];  // the span's scalar head and tail, by element
   const int columns = int(spans.columns);
   const int64_t group = blockIdx.y;
@@ -155,9 +158,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   int tail_phase = -int(numel - tail_begin);
   while (tail_phase < 0) tail_phase += columns;
 
-  AccT sums[kVec];
+  SumT sums[kVec];
 #pragma unroll
-  for (int k = 0; k < kVec; ++k) sums[k] = AccT(0);
+  for (int k = 0; k < kVec; ++k) sums[k] = SumT(0);
   const int64_t first = int64_t(blockIdx.x) * kThreads + thread;
   if (first < stride) {
     const Vector<InT>* vector = reinterpret_cast<const Vector<InT>*>(span + head) + first;
@@ -173,7 +176,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
       for (int u = 0; u < kLoads; ++u) {
         if (v + u * stride < num_vectors) {
 #pragma unroll
-          for (int k = 0; k < kVec; ++k) sums[k] += static_cast<AccT>(batch[u].values[k]);
+          for (int k = 0; k < kVec; ++k) sums[k] += static_cast<SumT>(batch[u].values[k]);
         }
       }
     }
@@ -190,7 +193,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // from (column - phase) mod C (without a division: both lie in [0, C)).
   const auto column_share = [&](int column, int part, int threads) {
     const int start = column - phase + (column < phase ? columns : 0) + part * columns;
-    return strided_sum<kThreads * kVec>(positions, start, threads * columns);
+    return strided_sum<kThreads * kVec, AccT>(positions, start, threads * columns);
   };
   const auto store = [&](int column, AccT sum) {
     const int64_t output = group * columns + column;
@@ -311,7 +314,7 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows_aligned,
                               int64_t partials_capacity, const LaunchContext& context) {
-  if constexpr (!kInterleaves<InT> || std::is_integral_v<InT>) {
+  if constexpr (std::is_integral_v<InT>) {
     return false;
   } else {
     const int64_t spans = problem.outer.numel();
@@ -348,49 +351,44 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
 template <typename InT, typename OutT>
 void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                    Finish<acc_t<InT>> finish, const LaunchContext& context) {
-  if constexpr (kInterleaves<InT>) {
-    static_assert(kElementsPerVector<InT> * sizeof(acc_t<InT>) <= 32,
-                  "problem.h's rule: 32 bytes of accumulators a thread at most");
-    constexpr int kVec = kElementsPerVector<InT>;
-    const int64_t columns = problem.inner_outputs;
-    const int64_t groups = problem.outer.numel();
-    constexpr auto kernel = interleaved_column_kernel<InT, OutT>;
-    const int64_t wave = one_wave<kernel>(kThreads, context.device, context.sm_count);
-    const int64_t splits = run_splits(problem, finish.partials_capacity, wave);
-    const int64_t period = columns / std::gcd(columns, int64_t(kVec));
-    const int64_t threads = splits * kThreads;
-    TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
-                          "interleaved_column_kernel's 32-bit phase: ", splits, " splits");
-    // A counter a span: more spans than counters finish in a second launch.
-    // So do more columns than the last block's 8 warps, of a warp's splits
-    // or more: a warp a column (launch_warp_an_output), which starts early,
-    // where the last block took them in turns of 8 warps. H200, us, last
-    // block -> second launch started early: fp16 200001x9 dim=0 5.54 ->
-    // 5.09, 500001x24 an element in 13.27 -> 11.95, fp32 300001x31 16.35 ->
-    // 14.32, fp64 200001x17 15.21 -> 13.01; up to 8 columns (a turn) within
-    // 0.1 of each other, fp16 1000001x5 7.90 / 7.84, bf16 8x2^20x3 dim=1
-    // 15.46 / 15.57 (benchmarks/NOTES.md, session 74). Of fewer splits, the
-    // last block adds them a thread a column in one turn (sum_partials): fp32
-    // 64x20001x33 dim=1, 8 splits a span, 42.23 us there against 42.81 in a
-    // second launch; bf16 8x100001x33 dim=1, 66 splits, 19.17 against 17.72
-    // (session 71).
-    const bool warp_a_column = finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device);
-    if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
-    const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
-    kernel<<<grid, kThreads, 0, context.stream>>>(threads - threads % period, finish.partials,
-                                                  finish.counter, interleaved_spans(problem));
-    C10_CUDA_KERNEL_LAUNCH_CHECK();
-    if (warp_a_column) {
-      launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns, splits,
-                                                    problem.result, context);
-      return;
-    }
-    finish_in_second_launch_if_needed<kThreads>(finish, columns, splits, problem.result,
-                                                context.stream, groups);
-  } else {
-    TORCH_INTERNAL_ASSERT(false, "interleaves_columns holds for no ", sizeof(InT), "-byte type of ",
-                          sizeof(acc_t<InT>), "-byte accumulators");
+  static_assert(kElementsPerVector<InT> * sizeof(PositionSum<InT>) <= 64,
+                "a thread's sums take 16 of kRegisters at most");
+  constexpr int kVec = kElementsPerVector<InT>;
+  const int64_t columns = problem.inner_outputs;
+  const int64_t groups = problem.outer.numel();
+  constexpr auto kernel = interleaved_column_kernel<InT, OutT>;
+  const int64_t wave = one_wave<kernel>(kThreads, context.device, context.sm_count);
+  const int64_t splits = run_splits(problem, finish.partials_capacity, wave);
+  const int64_t period = columns / std::gcd(columns, int64_t(kVec));
+  const int64_t threads = splits * kThreads;
+  TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
+                        "interleaved_column_kernel's 32-bit phase: ", splits, " splits");
+  // A counter a span: more spans than counters finish in a second launch.
+  // So do more columns than the last block's 8 warps, of a warp's splits
+  // or more: a warp a column (launch_warp_an_output), which starts early,
+  // where the last block took them in turns of 8 warps. H200, us, last
+  // block -> second launch started early: fp16 200001x9 dim=0 5.54 ->
+  // 5.09, 500001x24 an element in 13.27 -> 11.95, fp32 300001x31 16.35 ->
+  // 14.32, fp64 200001x17 15.21 -> 13.01; up to 8 columns (a turn) within
+  // 0.1 of each other, fp16 1000001x5 7.90 / 7.84, bf16 8x2^20x3 dim=1
+  // 15.46 / 15.57 (benchmarks/NOTES.md, session 74). Of fewer splits, the
+  // last block adds them a thread a column in one turn (sum_partials): fp32
+  // 64x20001x33 dim=1, 8 splits a span, 42.23 us there against 42.81 in a
+  // second launch; bf16 8x100001x33 dim=1, 66 splits, 19.17 against 17.72
+  // (session 71).
+  const bool warp_a_column = finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device);
+  if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
+  const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
+  kernel<<<grid, kThreads, 0, context.stream>>>(threads - threads % period, finish.partials,
+                                                finish.counter, interleaved_spans(problem));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  if (warp_a_column) {
+    launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns, splits,
+                                                  problem.result, context);
+    return;
   }
+  finish_in_second_launch_if_needed<kThreads>(finish, columns, splits, problem.result,
+                                              context.stream, groups);
 }
 
 #define INSTANTIATE(InT, OutT)                                                             \

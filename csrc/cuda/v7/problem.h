@@ -255,13 +255,17 @@ template <typename InT, typename OutT>
 void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc_t<InT>>& finish,
                        const LaunchContext& context);
 
-// Whether one accumulator per element of a 16-byte vector fits 32 bytes
-// for elements of `element_size` bytes (4- and 8-byte types and 16-bit
-// floats; int16 and 1-byte types would take 64 and 128): the rule of
-// interleaves_columns below, which the kernel file also checks for its type.
-constexpr bool interleaved_accumulators_fit(int64_t element_size, bool integral) {
-  const int64_t accumulator_bytes = integral || element_size == 8 ? 8 : 4;
-  return 16 / element_size * accumulator_bytes <= 32;
+// The threads of an interleaved_column_kernel block (interleaved_column_sum.cu).
+constexpr int64_t kInterleavedBlock = 256;
+
+// Whether interleaved_column_sum.cu's threads sum each element position of
+// their vectors in int32, not in int64 as the sums they add up to: 1- and
+// 2-byte integers, whose 16 or 8 positions a vector would take 32 or 16 of
+// the kernel's 64 registers in int64 (int8 took the band kernels instead, at
+// half Inductor's speed: 70001x31 dim=0 11.5 us against 6.1 on an H200,
+// benchmarks/NOTES.md, session 77).
+constexpr bool sums_positions_in_int32(int64_t element_size, bool integral) {
+  return integral && element_size <= 2;
 }
 
 // Whether a column sum's rows of `columns` columns lie back to back (one
@@ -269,13 +273,22 @@ constexpr bool interleaved_accumulators_fit(int64_t element_size, bool integral)
 // outer indices' rows at least 256 vectors (a vector a thread of one block:
 // shorter spans would leave its blocks idle, where the band kernels spread many
 // outer indices over bands; not timed against them), at most 65,535 spans
-// (gridDim.y), of elements whose accumulators fit
-// (interleaved_accumulators_fit): the shape interleaved_column_sum.cu reads.
+// (gridDim.y): the shape interleaved_column_sum.cu reads. Where it sums
+// positions in int32, a thread adds a position's element once a round, of at
+// least a block's vectors less a period (under 32): at most 128 x INT32_MAX /
+// 2^(8 x element_size) vectors a span keep every thread's sums exact (2^34
+// bytes of 1-byte elements, 2^26 of int16's).
 inline bool interleaved_shape(int64_t element_size, bool integral, int64_t columns,
                               const StridedIndex& reduced, int64_t spans, int64_t max_columns) {
-  return interleaved_accumulators_fit(element_size, integral) && columns <= max_columns &&
-         spans <= 65535 && reduced.ndim == 1 && reduced.strides[0] == columns &&
-         reduced.sizes[0] * columns / (16 / element_size) >= 256;
+  if (columns > max_columns || spans > 65535 || reduced.ndim != 1 ||
+      reduced.strides[0] != columns) {
+    return false;
+  }
+  const int64_t span_vectors = reduced.sizes[0] * columns / (16 / element_size);
+  const int64_t most_vectors = sums_positions_in_int32(element_size, integral)
+                                   ? kInterleavedBlock / 2 * (INT32_MAX >> (8 * element_size))
+                                   : INT64_MAX;
+  return span_vectors >= 256 && span_vectors <= most_vectors;
 }
 
 // Whether a column sum is one of interleaved columns, which
