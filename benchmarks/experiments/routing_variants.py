@@ -623,6 +623,24 @@ NARROW_INTEGER_INTERLEAVED_CASES = [
     whole((50001, 16), torch.int16),
     whole((70001, 32), torch.uint8),
 ]
+# Where the narrow integers' interleaved run starts to win (session 77, call
+# 3): 1- and 2-byte columns from 0.18 to 1.0 vectors a thread of its wave (135k
+# threads on 132 SMs), beside floating ones of the sizes where it lost.
+NARROW_INTEGER_CROSSOVER_CASES = [
+    whole((30001, 31), torch.int8),
+    whole((40001, 31), torch.int8),
+    whole((50001, 31), torch.int8),
+    whole((10001, 31), torch.int16),
+    whole((20001, 31), torch.int16),
+    whole((35001, 31), torch.int16),
+    whole((300001, 3), torch.int8),
+    whole((500001, 3), torch.int8),
+    whole((200001, 2), torch.bool),
+    whole((100001, 9), torch.uint8),
+    whole((5001, 13), torch.float32),
+    whole((20001, 17), torch.float32),
+    whole((20001, 31), torch.bfloat16),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -663,6 +681,7 @@ CASE_SETS = {
     "other_types_larger": OTHER_TYPE_LARGER_CASES,
     "lean_prologue_rows": LEAN_PROLOGUE_ROW_CASES,
     "narrow_integer_interleaved": NARROW_INTEGER_INTERLEAVED_CASES,
+    "narrow_integer_crossover": NARROW_INTEGER_CROSSOVER_CASES,
 }
 
 
