@@ -1124,7 +1124,9 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((10**6, 3), torch.int16, 0, True),
         ((70001, 31), torch.int8, 0, True),
         ((70001, 31), torch.uint8, 0, True),
-        ((20001, 5), torch.bool, 1, True),
+        ((1000001, 5), torch.bool, 1, True),
+        ((20001, 31), torch.int8, 0, False),
+        ((20001, 17), torch.int8, 0, False),
         ((70001, 24), torch.int8, 0, False),
         ((70001, 32), torch.int16, 1, True),
         ((1001, 2), torch.bfloat16, 0, False),
@@ -1179,7 +1181,8 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     50001x63 11.5, 100001x47 12.8, 150001x64 35.5); and 33-64 2- and 4-byte columns of
     one span on the vector boundary (64 fp16, 36 and 64 fp32), whose columns a second
     launch adds, a warp a column; 1- and 2-byte integers up to 32 columns (their
-    threads sum in int32). Not there: 32 fp32 columns and 24 int8 ones from a vector
+    threads sum in int32) but those that a column a thread reads in clusters (int8
+    20001 rows of 17 and of 31). Not there: 32 fp32 columns and 24 int8 ones from a vector
     boundary (the band kernels' vectors), spans under 256 vectors (the row class for
     2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a thread at
     15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the

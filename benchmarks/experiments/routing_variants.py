@@ -641,6 +641,23 @@ NARROW_INTEGER_CROSSOVER_CASES = [
     whole((20001, 17), torch.float32),
     whole((20001, 31), torch.bfloat16),
 ]
+# The interleaved run's small sums of 4-32 columns off the vector boundary
+# against the band kernels' clusters (small-interleaved-clusters-switch.patch,
+# letter c), with long ones that must not move.
+SMALL_INTERLEAVED_CASES = [
+    whole((5001, 13), torch.float32),
+    whole((20001, 17), torch.float32),
+    whole((20001, 31), torch.bfloat16),
+    whole((10001, 9), torch.float16),
+    whole((3001, 31), torch.float32),
+    whole((5001, 15), torch.float64),
+    whole((5001, 31), torch.bfloat16),
+    whole((10001, 5), torch.float32),
+    whole((20001, 17), torch.int32),
+    whole((10001, 9), torch.int64),
+    whole((200001, 9), torch.float16),
+    whole((300001, 31), torch.float32),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -682,6 +699,7 @@ CASE_SETS = {
     "lean_prologue_rows": LEAN_PROLOGUE_ROW_CASES,
     "narrow_integer_interleaved": NARROW_INTEGER_INTERLEAVED_CASES,
     "narrow_integer_crossover": NARROW_INTEGER_CROSSOVER_CASES,
+    "small_interleaved": SMALL_INTERLEAVED_CASES,
 }
 
 

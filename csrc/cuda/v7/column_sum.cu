@@ -1338,10 +1338,23 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
                        const LaunchContext& context) {
   constexpr int kColumns = kVectorColumns<InT>;
   const bool rows_aligned = rows_are_vector_aligned(problem);
-  if ((!rows_aligned &&
+  const bool interleaves =
+      (!rows_aligned &&
        interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
                            problem.reduced, problem.outer.numel())) ||
-      interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context)) {
+      interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context);
+  // 1- and 2-byte integer columns, whose threads sum in int32 there, take the
+  // interleaved run where a column a thread would not take small_sum_bands'
+  // clusters (below), from 4 columns (2 and 3 come here for the run; the
+  // row class took them at 0.4-0.5x its speed). On an H200, dim=0, bands ->
+  // run, us: int8 70001x31 11.90 -> 6.78, 40001x31 10.79 -> 5.75, 200001x31
+  // 17.95 -> 9.79, int16 35001x31 7.43 -> 5.57, uint8 100001x9 4.84 -> 4.67;
+  // but in clusters int8 30001x31 5.22 -> 5.46, 20001x17 4.43 -> 6.17, int16
+  // 20001x31 4.68 -> 5.19, bool 20001x31 4.49 -> 5.43 (benchmarks/NOTES.md,
+  // session 77, calls 2-3).
+  const bool clusters_first =
+      sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>) && problem.inner_outputs >= 4;
+  if (interleaves && !clusters_first) {
     return launch_interleaved_column_sum(problem, finish, context);
   }
   if (rows_aligned) return launch_bands<InT, OutT, kColumns>(problem, finish, context);
@@ -1383,6 +1396,7 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     if (column_a_thread_in_small_clusters(problem, {scalars, scalar_splits}, context)) {
       return launch_bands<InT, OutT, 1>(problem, finish, context);
     }
+    if (interleaves) return launch_interleaved_column_sum(problem, finish, context);
     const Bands widest_vectors = widest_bands<kColumns>(problem);
     const int64_t vector_wave =
         band_wave<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, context);
