@@ -658,6 +658,23 @@ SMALL_INTERLEAVED_CASES = [
     whole((200001, 9), torch.float16),
     whole((300001, 31), torch.float32),
 ]
+# The interleaved run's parking in shared memory (parked-positions-by-element
+# .patch): 1-byte, 2-byte and 4-byte position sums, C odd and C = 32 off the
+# boundary (one bank a column's reads before), small and long.
+INTERLEAVED_PARKING_CASES = [
+    whole((70001, 31), torch.int8),
+    whole((70001, 31), torch.int16),
+    whole((200001, 31), torch.int8),
+    whole((1000000, 3), torch.int8),
+    element_in((70001, 32), torch.uint8),
+    whole((200001, 9), torch.float16),
+    whole((20001, 31), torch.bfloat16),
+    element_in((20001, 32), torch.float32),
+    whole((5001, 13), torch.float32),
+    whole((1000000, 3), torch.float32),
+    whole((30001, 63), torch.float64),
+    whole((10001, 36), torch.float32),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -700,6 +717,7 @@ CASE_SETS = {
     "narrow_integer_interleaved": NARROW_INTEGER_INTERLEAVED_CASES,
     "narrow_integer_crossover": NARROW_INTEGER_CROSSOVER_CASES,
     "small_interleaved": SMALL_INTERLEAVED_CASES,
+    "interleaved_parking": INTERLEAVED_PARKING_CASES,
 }
 
 
