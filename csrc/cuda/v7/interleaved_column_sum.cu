@@ -53,9 +53,9 @@ using PositionSum =
                        acc_t<InT>>;
 
 // values[first] + values[first + step] + ... below kEnd, each as an AccT,
-// added in that order from +0, four reads in flight: an unrolled loop of a runtime step first
-// divides for its trip count, a chain of ~20 instructions after the barrier
-// (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every has the same
+// added in that order from +0, four reads in flight: an unrolled loop of a
+// runtime step first divides for its trip count, a chain of ~20 instructions
+// after the barrier (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every has the same
 // batches and order, but in 64-bit indices with its loop left to nvcc: called
 // here, it put 235 more instructions after the barrier, a 64-bit division
 // among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled loop.
