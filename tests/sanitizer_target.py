@@ -267,9 +267,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "3x2001x3 float32, 1 element in": shaped_ending_at_allocation_end(
             (3, 2001, 3), torch.float32, 1
         ),
-        # 1-byte columns, whose threads sum 16 positions in int32, 31 of them: a
-        # second launch adds the splits, a warp a column.
-        "70001x31 int8, 1 element in": shaped_ending_at_allocation_end((70001, 31), torch.int8, 1),
+        # 31 1-byte columns, whose threads sum 16 positions in int32, from a scalar
+        # head of 14 to a tail of 1; on Hopper and newer a second launch adds the
+        # splits, a warp a column.
+        "70001x31 int8, 2 elements in": shaped_ending_at_allocation_end((70001, 31), torch.int8, 2),
         # 33 interleaved columns, long enough for the run of vectors past 32 columns
         # (a round of loads a thread of a wave on a 132-SM GPU: 1.2M vectors against
         # 541k): threads a column, and 256 splits a column that a second launch adds,

@@ -1181,8 +1181,9 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     50001x63 11.5, 100001x47 12.8, 150001x64 35.5); and 33-64 2- and 4-byte columns of
     one span on the vector boundary (64 fp16, 36 and 64 fp32), whose columns a second
     launch adds, a warp a column; 1- and 2-byte integers up to 32 columns (their
-    threads sum in int32) but those that a column a thread reads in clusters (int8
-    20001 rows of 17 and of 31). Not there: 32 fp32 columns and 24 int8 ones from a vector
+    threads sum in int32) but, from 4 columns, those that a column a thread reads in
+    clusters (int8 20001 rows of 17 and of 31; asserted on sm_90 with 132 SMs, as the
+    clusters' capacity decides). Not there: 32 fp32 columns and 24 int8 ones from a vector
     boundary (the band kernels' vectors), spans under 256 vectors (the row class for
     2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a thread at
     15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
@@ -1194,7 +1195,9 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
     columns = shape[1]
-    if columns <= 32 or is_sm90_of_132_sms(x.device):
+    # From 4 columns, 1- and 2-byte integers' routes hang on the clusters' capacity.
+    clusters_first = dtype.itemsize <= 2 and not dtype.is_floating_point and columns >= 4
+    if (columns <= 32 and not clusters_first) or is_sm90_of_132_sms(x.device):
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
     if interleaved and is_sm90_of_132_sms(x.device):
         if columns > 8:
@@ -1213,12 +1216,15 @@ INT16_INTERLEAVED_VECTORS = 128 * (2**31 - 1 >> 16)
 @requires_cuda
 @pytest.mark.parametrize("past_the_bound", [False, True], ids=["at", "past"])
 def test_interleaved_int16_sums_stop_at_the_int32_bound(past_the_bound, tmp_path, seed):
-    """Rows of 3 int16 columns back to back, 16 bytes a vector: up to 128 x
-    (INT32_MAX >> 16) vectors a span, which int32 position sums hold however few
-    threads read them, the interleaved run; one vector more (past it: 3 rows more),
-    the row class, as before 1- and 2-byte integers interleaved. Elements near
-    -32768, where a thread's int32 sums would wrap first."""
-    rows = INT16_INTERLEAVED_VECTORS * 8 // 3 + (3 if past_the_bound else 0)
+    """Rows of 3 int16 columns back to back, 8 elements a vector: a span of exactly
+    128 x (INT32_MAX >> 16) whole vectors takes the interleaved run; one vector more
+    (2 rows more), the row class, as before 1- and 2-byte integers interleaved. This
+    tests the routing at the bound and the sums there (elements near -32768); that
+    int32 position sums cannot wrap within it rests on problem.h's arithmetic (a
+    launch of this size gives each thread ~30 elements a position)."""
+    at_the_bound = -(-INT16_INTERLEAVED_VECTORS * 8 // 3)
+    rows = at_the_bound + (2 if past_the_bound else 0)
+    assert rows * 3 // 8 == INT16_INTERLEAVED_VECTORS + past_the_bound
     x = torch.randint(-32768, -32000, (rows, 3), dtype=torch.int16, device="cuda")
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
     assert ("interleaved_column_kernel" in launched[0][0]) != past_the_bound, launched

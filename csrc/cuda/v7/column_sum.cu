@@ -598,6 +598,8 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT, kDi
                                               int64_t span_end, int64_t outer, int64_t band_column,
                                               int column_lanes, int64_t first_row, int64_t row_end,
                                               int row_lanes, AccT (&sums)[kColumns]) {
+  static_assert(!kFlat || kDims == 1 || (kOffBoundary && sizeof(InT) == 1),
+                "a flat band kernel takes a FlatColumnProblem (kFlatBandParameters)");
   int64_t band_start = band_column;
   if constexpr (kFlat) {
     band_start += outer * problem.outer.strides[0];
@@ -634,7 +636,8 @@ constexpr int kBandRegisters = kOffBoundary ? kOffBoundaryRegisters : kRegisters
 // cluster kernel 5,600 against 688; int16 spilled 76 bytes against 24). On
 // an H200 (benchmarks/NOTES.md, session 60): fp32 3001x64 dim=0 3.51 -> 3.00
 // us, int32 1024x1024 4.63 -> 4.03, fp32 16384x1000 21.5 -> 19.8, 8192x4096
-// dim=0 35.4 -> 34.7.
+// dim=0 35.4 -> 34.7. The 1-byte off-boundary band kernels keep the general
+// problem's parameters all the same (kFlatBandParameters).
 template <typename InT, typename OutT>
 bool has_flat_index(const ColumnProblem<InT, OutT>& problem) {
   return problem.reduced.ndim == 1 && problem.outer.ndim <= 1;
@@ -1239,9 +1242,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // H200 (benchmarks/NOTES.md, session 75, call 3, dim=0, us): fp32 20001x32
   // 4.94 -> 4.68, 50001x32 6.36 -> 5.75, 1000001x32 35.53 -> 35.02, int32
   // 50001x16 5.53 -> 5.09, 100001x16 7.06 -> 6.37, int64 20001x16 5.03 ->
-  // 4.69, fp16 50001x16 4.75 -> 4.66, bf16 40001x16 4.33 -> 4.20; fp64 with
-  // 32 bytes in flight (kSecondLaunchPartialLoads; call 4) 20001x16 5.03 ->
-  // 4.89, 50001x16 6.93 -> 6.71; but bf16 16x2048x4096 dim=(0,1) 63.38 ->
+  // 4.69, fp16 50001x16 4.75 -> 4.66, bf16 40001x16 4.33 -> 4.20; fp64,
+  // then with 32 bytes in flight (call 4; whole rounds since session 77),
+  // 20001x16 5.03 -> 4.89, 50001x16 6.93 -> 6.71; but bf16 16x2048x4096 dim=(0,1) 63.38 ->
   // 63.63 (call 4: 62.33 -> 62.48).
   // Not 1-byte ones nor off-boundary rows (call 2, every split band: int8
   // 70001x24 7.23 -> 7.32, 70001x31 11.27 -> 11.63, fp16 100001x65 10.89 ->

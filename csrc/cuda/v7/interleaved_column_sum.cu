@@ -15,7 +15,10 @@
 // keeps one accumulator per element position. The block parks its positions in
 // shared memory in span order, where position j lies in column (phase + j) mod
 // C, and a warp per column adds that column's positions (past 32 columns, a few
-// threads a column).
+// threads a column). 1- and 2-byte integers sum their positions in int32
+// (interleaved_shape bounds the span for it) and, from 4 columns, take the
+// run only where a column a thread would not read them in clusters
+// (launch_column_sum).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -55,10 +58,11 @@ using PositionSum =
 // values[first] + values[first + step] + ... below kEnd, each as an AccT,
 // added in that order from +0, four reads in flight: an unrolled loop of a
 // runtime step first divides for its trip count, a chain of ~20 instructions
-// after the barrier (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every has the same
-// batches and order, but in 64-bit indices with its loop left to nvcc: called
-// here, it put 235 more instructions after the barrier, a 64-bit division
-// among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled loop.
+// after the barrier (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every
+// has the same batches and order, but in 64-bit indices with its loop left to
+// nvcc: called here, it put 235 more instructions after the barrier, a 64-bit
+// division among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled
+// loop.
 template <int kEnd, typename AccT, typename T>
 __device__ __forceinline__ AccT strided_sum(const T* values, int first, int step) {
   constexpr int kInFlight = 4;

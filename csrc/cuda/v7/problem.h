@@ -274,10 +274,12 @@ constexpr bool sums_positions_in_int32(int64_t element_size, bool integral) {
 // shorter spans would leave its blocks idle, where the band kernels spread many
 // outer indices over bands; not timed against them), at most 65,535 spans
 // (gridDim.y): the shape interleaved_column_sum.cu reads. Where it sums
-// positions in int32, a thread adds a position's element once a round, of at
-// least a block's vectors less a period (under 32): at most 128 x INT32_MAX /
-// 2^(8 x element_size) vectors a span keep every thread's sums exact (2^34
-// bytes of 1-byte elements, 2^26 of int16's).
+// positions in int32, a thread adds one element to a position every `stride`
+// vectors, a block's 256 or more less a period (under 32): 225 at the least.
+// A span of at most 128 x (INT32_MAX >> 8 x element_size) vectors (2^34 bytes
+// of 1-byte elements, 2^26 of int16's) then gives a thread at most 0.57 x
+// that shift's quotient elements a position, each of magnitude below 2^(8 x
+// element_size): sums within 0.57 x INT32_MAX (128, not 225, is the margin).
 inline bool interleaved_shape(int64_t element_size, bool integral, int64_t columns,
                               const StridedIndex& reduced, int64_t spans, int64_t max_columns) {
   if (columns > max_columns || spans > 65535 || reduced.ndim != 1 ||
