@@ -675,6 +675,19 @@ INTERLEAVED_PARKING_CASES = [
     whole((30001, 63), torch.float64),
     whole((10001, 36), torch.float32),
 ]
+# Where letter c's clusters stop winning over the interleaved run (session 77,
+# call 5): 4-32 floating columns off the vector boundary past call 4's sizes.
+SMALL_INTERLEAVED_CROSSOVER_CASES = [
+    whole((20001, 17), torch.float32),
+    whole((30001, 17), torch.float32),
+    whole((50001, 13), torch.float32),
+    whole((10001, 31), torch.float32),
+    element_in((20001, 32), torch.float32),
+    whole((10001, 31), torch.bfloat16),
+    whole((50001, 31), torch.bfloat16),
+    whole((30001, 9), torch.float16),
+    whole((20001, 15), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -718,6 +731,7 @@ CASE_SETS = {
     "narrow_integer_crossover": NARROW_INTEGER_CROSSOVER_CASES,
     "small_interleaved": SMALL_INTERLEAVED_CASES,
     "interleaved_parking": INTERLEAVED_PARKING_CASES,
+    "small_interleaved_crossover": SMALL_INTERLEAVED_CROSSOVER_CASES,
 }
 
 
