@@ -1244,8 +1244,8 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // 50001x16 5.53 -> 5.09, 100001x16 7.06 -> 6.37, int64 20001x16 5.03 ->
   // 4.69, fp16 50001x16 4.75 -> 4.66, bf16 40001x16 4.33 -> 4.20; fp64,
   // then with 32 bytes in flight (call 4; whole rounds since session 77),
-  // 20001x16 5.03 -> 4.89, 50001x16 6.93 -> 6.71; but bf16 16x2048x4096 dim=(0,1) 63.38 ->
-  // 63.63 (call 4: 62.33 -> 62.48).
+  // 20001x16 5.03 -> 4.89, 50001x16 6.93 -> 6.71; but bf16 16x2048x4096
+  // dim=(0,1) 63.38 -> 63.63 (call 4: 62.33 -> 62.48).
   // Not 1-byte ones nor off-boundary rows (call 2, every split band: int8
   // 70001x24 7.23 -> 7.32, 70001x31 11.27 -> 11.63, fp16 100001x65 10.89 ->
   // 11.23).

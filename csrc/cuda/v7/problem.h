@@ -290,7 +290,7 @@ inline bool interleaved_shape(int64_t element_size, bool integral, int64_t colum
   const int64_t most_vectors = sums_positions_in_int32(element_size, integral)
                                    ? kInterleavedBlock / 2 * (INT32_MAX >> (8 * element_size))
                                    : INT64_MAX;
-  return span_vectors >= 256 && span_vectors <= most_vectors;
+  return span_vectors >= kInterleavedBlock && span_vectors <= most_vectors;
 }
 
 // Whether a column sum is one of interleaved columns, which
