@@ -17,7 +17,9 @@ has the runs):
         --cases without_clusters --variants A,c
 
 (TORCH_REDUCE_NO_CLUSTERS is read once a process, so it stays outside the
-variants.)
+variants.) --routes times nothing: it prints the kernels (name, grid, block)
+that each variant launches for each case, to check a launch rule's model
+before its times are read.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import argparse
 import json
 import math
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +36,8 @@ import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks.experiments.off_boundary_columns import CASES, full, time_cases
+from benchmarks.experiments.two_launch_timeline import short_name
+from benchmarks.inputs import dtype_name, random_data
 
 
 def channels_last(shape: tuple[int, ...]) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -688,6 +693,17 @@ SMALL_INTERLEAVED_CROSSOVER_CASES = [
     whole((30001, 9), torch.float16),
     whole((20001, 15), torch.float64),
 ]
+# 1-byte column sums of ~4k columns off the vector boundary (bool 1024x4095:
+# 11.65 us against Inductor's 5.85, session 77), beside an aligned twin and
+# longer ones: which bands and kernels they take.
+WIDE_ONE_BYTE_CASES = [
+    whole((1024, 4095), torch.bool),
+    whole((1024, 4096), torch.bool),
+    whole((1024, 4095), torch.int8),
+    whole((4096, 4095), torch.uint8),
+    whole((1024, 4095), torch.float16),
+    whole((1024, 4095), torch.float32),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -732,6 +748,7 @@ CASE_SETS = {
     "small_interleaved": SMALL_INTERLEAVED_CASES,
     "interleaved_parking": INTERLEAVED_PARKING_CASES,
     "small_interleaved_crossover": SMALL_INTERLEAVED_CROSSOVER_CASES,
+    "wide_one_byte": WIDE_ONE_BYTE_CASES,
 }
 
 
@@ -750,6 +767,31 @@ def sum_v7_under(variable: str, value: str | None, dims: tuple[int, ...]) -> Cal
     return call
 
 
+def launched_kernels(call: Callable, x: torch.Tensor) -> list[str]:
+    """The kernels one call launches, in order, as 'name grid block'."""
+    call(x)
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        call(x)
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as folder:
+        trace = Path(folder) / "trace.json"
+        profile.export_chrome_trace(str(trace))
+        events = json.loads(trace.read_text())["traceEvents"]
+    kernels = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    return [
+        f"{short_name(k['name'])} {k['args'].get('grid')} {k['args'].get('block')}" for k in kernels
+    ]
+
+
+def print_routes(cases: list[tuple], variants: list[str], variable: str) -> None:
+    for label, shape, dtype, view_of, dims in cases:
+        x = view_of(shape)(random_data(shape, dtype, torch.device("cuda")))
+        for letters in variants:
+            kernels = launched_kernels(sum_v7_under(variable, letters, dims), x)
+            print(f"{dtype_name(dtype)} {label} dim={dims} [{letters}]:", " -> ".join(kernels))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="JSON file for {case: {peer: microseconds}}")
@@ -758,7 +800,11 @@ def main() -> None:
     )
     parser.add_argument("--variable", default="TORCH_REDUCE_ROUTING")
     parser.add_argument("--cases", choices=sorted(CASE_SETS), default="off_boundary")
+    parser.add_argument("--routes", action="store_true", help="print the kernels; time nothing")
     args = parser.parse_args()
+    if args.routes:
+        print_routes(CASE_SETS[args.cases], args.variants.split(","), args.variable)
+        return
     result = time_cases(
         CASE_SETS[args.cases],
         lambda dims: {
