@@ -587,7 +587,7 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
     ],
     ids=str,
 )
-@pytest.mark.parametrize("columns", [2, 3, 5, 6, 7, 9, 15, 31, 32, 33])
+@pytest.mark.parametrize("columns", [2, 3, 5, 6, 7, 8, 9, 15, 24, 31, 32, 33])
 def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, row_offset, seed):
     """Column sums of a few columns whose rows lie back to back, off the vector
     boundaries (interleaved_column_sum.cu): C not a multiple of a vector, or any C
@@ -598,7 +598,8 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     a vector), a scalar head or none, many splits a span, a few, or one (more spans
     than a wave of blocks). 1- and 2-byte integers' threads sum in int32, full-range
     elements here; from 4 columns, those that a column a thread reads in clusters
-    (the smaller sums here, on GPUs with clusters) take the band kernels."""
+    (the smaller sums here, on GPUs with clusters) take the band kernels. C a
+    multiple of 8 (8, 24, 32) parks its positions element by element."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

@@ -1162,6 +1162,11 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((1000001, 33), torch.int32, 0, False),
         ((1000001, 5), torch.float16, 0, True),
         ((200001, 9), torch.float16, 0, True),
+        ((5001, 13), torch.float32, 0, False),
+        ((5001, 31), torch.bfloat16, 0, False),
+        ((3001, 31), torch.float32, 0, False),
+        ((30001, 17), torch.float32, 0, True),
+        ((30001, 9), torch.float16, 0, True),
     ],
     ids=str,
 )
@@ -1181,10 +1186,14 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     50001x63 11.5, 100001x47 12.8, 150001x64 35.5); and 33-64 2- and 4-byte columns of
     one span on the vector boundary (64 fp16, 36 and 64 fp32), whose columns a second
     launch adds, a warp a column; 1- and 2-byte integers up to 32 columns (their
-    threads sum in int32) but, from 4 columns, those that a column a thread reads in
-    clusters (int8 20001 rows of 17 and of 31; asserted on sm_90 with 132 SMs, as the
-    clusters' capacity decides). Not there: 32 fp32 columns and 24 int8 ones from a vector
-    boundary (the band kernels' vectors), spans under 256 vectors (the row class for
+    threads sum in int32). From 4 to 32 columns, not those that a column a thread reads
+    in clusters: of 1- and 2-byte integers, all (int8 20001 rows of 17 and of 31); of
+    the other types, those whose clusters give a thread up to 2 rounds of loads (fp32
+    5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the SMs, while fp32
+    30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an element in (up to 4
+    rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90 with 132 SMs,
+    as the clusters' capacity decides. Not there: 32 fp32 columns and 24 int8 ones
+    from a vector boundary (the band kernels' vectors), spans under 256 vectors (the row class for
     2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a thread at
     15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
     vector boundary, 65 columns and integers. Past 32 columns, the routing is asserted
@@ -1195,9 +1204,8 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
     columns = shape[1]
-    # From 4 columns, 1- and 2-byte integers' routes hang on the clusters' capacity.
-    clusters_first = dtype.itemsize <= 2 and not dtype.is_floating_point and columns >= 4
-    if (columns <= 32 and not clusters_first) or is_sm90_of_132_sms(x.device):
+    # From 4 to 32 columns, the routes hang on the clusters' capacity.
+    if columns < 4 or is_sm90_of_132_sms(x.device):
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
     if interleaved and is_sm90_of_132_sms(x.device):
         if columns > 8:

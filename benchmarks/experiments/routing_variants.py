@@ -704,6 +704,25 @@ WIDE_ONE_BYTE_CASES = [
     whole((1024, 4095), torch.float16),
     whole((1024, 4095), torch.float32),
 ]
+# 1- and 2-byte integer columns of 4-32 a row on the vector boundary, which
+# the vector bands read, small to long, against the interleaved run
+# (aligned-narrow-integers-bounded-switch.patch, letters u and a).
+ALIGNED_NARROW_INTEGER_CASES = [
+    whole((5001, 16), torch.int8),
+    whole((20001, 16), torch.int8),
+    whole((40001, 24), torch.int8),
+    whole((70001, 24), torch.int8),
+    whole((30001, 32), torch.int8),
+    whole((300001, 16), torch.int8),
+    whole((70001, 32), torch.uint8),
+    whole((50001, 16), torch.bool),
+    whole((10001, 16), torch.int16),
+    whole((20001, 16), torch.int16),
+    whole((50001, 16), torch.int16),
+    whole((30001, 8), torch.int16),
+    whole((200001, 8), torch.int16),
+    whole((16, 20001, 8), torch.int16, (1,)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -749,6 +768,7 @@ CASE_SETS = {
     "interleaved_parking": INTERLEAVED_PARKING_CASES,
     "small_interleaved_crossover": SMALL_INTERLEAVED_CROSSOVER_CASES,
     "wide_one_byte": WIDE_ONE_BYTE_CASES,
+    "aligned_narrow_integers": ALIGNED_NARROW_INTEGER_CASES,
 }
 
 

@@ -1319,19 +1319,48 @@ bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
   return true;
 }
 
-// Whether a flat column a thread would read `problem` in small_sum_bands'
-// clusters: launch_band_kernels' first rule, for its `widest` bands and their
-// splits in a wave of column_sum_kernel (band_wave), and its cluster kernel.
+// The bands in which a flat column a thread would read `problem` in
+// small_sum_bands' clusters, if any: launch_band_kernels' first rule, for its
+// `widest` bands and their splits in a wave of column_sum_kernel (band_wave),
+// and its cluster kernel.
 template <typename InT, typename OutT>
-bool column_a_thread_in_small_clusters(const ColumnProblem<InT, OutT>& problem,
-                                       const SplitBands& widest, const LaunchContext& context) {
-  if (!has_flat_index(problem)) return false;
+std::optional<Bands> column_a_thread_small_bands(const ColumnProblem<InT, OutT>& problem,
+                                                 const SplitBands& widest,
+                                                 const LaunchContext& context) {
+  if (!has_flat_index(problem)) return std::nullopt;
   constexpr auto cluster = column_cluster_kernel<InT, OutT, 1, false, true>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
   return small_sum_bands<1, true>(problem, widest.bands, problem.reduced.numel(), widest.splits,
-                                  clusters, context.sm_count)
-      .has_value();
+                                  clusters, context.sm_count);
+}
+
+// Whether a sum of 4-32 columns off the vector boundary that the interleaved
+// run reads (interleaves_columns) is read instead as a column a thread in the
+// clusters of `bands` (column_a_thread_small_bands). 1- and 2-byte integers,
+// whose run sums positions in int32, always: on an H200, dim=0, run ->
+// clusters, us: int8 30001x31 5.46 -> 5.22, 20001x17 6.17 -> 4.43, int16
+// 20001x31 5.19 -> 4.68, bool 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md,
+// session 77, calls 2-3). The other types where the clusters give a thread
+// at most 2 rounds of its loads (small_sum_bands' first limit) or fill half
+// the SMs or more: fp32 5001x13 4.11 -> 2.68 (Inductor 2.75), 3001x31 5.60
+// -> 2.80, 10001x31 4.59 -> 3.86, bf16 5001x31 6.64 -> 2.83, 10001x31 4.61
+// -> 3.66, fp16 10001x9 5.00 -> 3.37, fp64 5001x15 4.08 -> 2.98, int64
+// 10001x9 3.79 -> 3.45; where they are fewer blocks of up to 4 rounds, they
+// lost: fp32 30001x17 (40 blocks) 4.37 -> 4.98, fp16 30001x9 (24) 3.78 ->
+// 4.70, fp32 20001x17 4.20 -> 4.28, and at 64 blocks (under half of 132)
+// they would have won, left to the run: bf16 20001x31 4.78 -> 4.42, fp32
+// 20001x32 one element in 5.73 -> 4.95 (session 78, call 1).
+template <typename InT>
+bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, int sm_count) {
+  if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
+    return true;
+  } else {
+    constexpr int64_t kRoundsARound =
+        ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll;
+    return load_rounds_of(bands, kColumnClusterBlocks, rows) <= 2 * kRoundsARound ||
+           2 * bands.count * kColumnClusterBlocks >= sm_count;
+  }
 }
 
 }  // namespace
@@ -1346,18 +1375,14 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
        interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
                            problem.reduced, problem.outer.numel())) ||
       interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context);
-  // 1- and 2-byte integer columns, whose threads sum in int32 there, take the
-  // interleaved run where a column a thread would not take small_sum_bands'
-  // clusters (below), from 4 columns (2 and 3 come here for the run; the
-  // row class took them at 0.4-0.5x its speed). On an H200, dim=0, bands ->
-  // run, us: int8 70001x31 11.90 -> 6.78, 40001x31 10.79 -> 5.75, 200001x31
-  // 17.95 -> 9.79, int16 35001x31 7.43 -> 5.57, uint8 100001x9 4.84 -> 4.67;
-  // but in clusters int8 30001x31 5.22 -> 5.46, 20001x17 4.43 -> 6.17, int16
-  // 20001x31 4.68 -> 5.19, bool 20001x31 4.49 -> 5.43 (benchmarks/NOTES.md,
-  // session 77, calls 2-3).
-  const bool clusters_first =
-      sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>) && problem.inner_outputs >= 4;
-  if (interleaves && !clusters_first) {
+  // Interleaved columns of 4-32 a row may take a column a thread's clusters
+  // (below, clusters_take_interleaved_columns); 2 and 3 always take the run
+  // (1- and 2-byte integers: the row class took them at 0.4-0.5x its speed;
+  // benchmarks/NOTES.md, session 77). On an H200, dim=0, bands -> run, us:
+  // int8 70001x31 11.90 -> 6.78, 40001x31 10.79 -> 5.75, 200001x31 17.95 ->
+  // 9.79, int16 35001x31 7.43 -> 5.57, uint8 100001x9 4.84 -> 4.67.
+  const bool may_take_clusters = problem.inner_outputs >= 4 && problem.inner_outputs <= kWarpSize;
+  if (interleaves && !may_take_clusters) {
     return launch_interleaved_column_sum(problem, finish, context);
   }
   if (rows_aligned) return launch_bands<InT, OutT, kColumns>(problem, finish, context);
@@ -1396,7 +1421,10 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
     // us at most. The int32, 8-byte and 1-byte sums it moves (session 67):
     // small_sum_bands.
-    if (column_a_thread_in_small_clusters(problem, {scalars, scalar_splits}, context)) {
+    const std::optional<Bands> small_bands =
+        column_a_thread_small_bands(problem, {scalars, scalar_splits}, context);
+    if (small_bands.has_value() && (!interleaves || clusters_take_interleaved_columns<InT>(
+                                                        *small_bands, rows, context.sm_count))) {
       return launch_bands<InT, OutT, 1>(problem, finish, context);
     }
     if (interleaves) return launch_interleaved_column_sum(problem, finish, context);

@@ -55,24 +55,47 @@ using PositionSum =
     std::conditional_t<sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>), int32_t,
                        acc_t<InT>>;
 
-// values[first] + values[first + step] + ... below kEnd, each as an AccT,
-// added in that order from +0, four reads in flight: an unrolled loop of a
-// runtime step first divides for its trip count, a chain of ~20 instructions
-// after the barrier (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every
-// has the same batches and order, but in 64-bit indices with its loop left to
-// nvcc: called here, it put 235 more instructions after the barrier, a 64-bit
-// division among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled
-// loop.
-template <int kEnd, typename AccT, typename T>
+// Where the block parks position j (element k = j % kVec of thread j / kVec's
+// vectors): at j itself (thread by thread), or element by element (element k
+// of every thread, then k + 1). A column's reads by a warp's lanes lie C
+// positions apart: thread by thread, gcd(C, 32) of them fall to one bank (all
+// 32 for C a multiple of 32); element by element, C / kVec words apart. The
+// launcher parks by element where C is a multiple of 8. Element by element
+// for every C, C a multiple of 32 won (uint8 70001x32 one element in, dim=0,
+// 10.17 -> 6.50 us; fp32 20001x32 one element in 5.74 -> 5.31) and small C
+// lost, their lanes' reads under a word apart (int8 1000000x3 6.10 -> 7.19;
+// H200, benchmarks/NOTES.md, session 77, call 4). A choice at run time rather
+// than compile time cost 0.2-2.7 us everywhere (session 78, call 1).
+template <int kVec, bool kByElement>
+__device__ __forceinline__ int parked_index(int j) {
+  if constexpr (kByElement) {
+    return j % kVec * kThreads + j / kVec;
+  } else {
+    return j;
+  }
+}
+
+// values[parked_index(first)] + values[parked_index(first + step)] + ...
+// below kThreads * kVec, each as an AccT, added in that order from +0, four
+// reads in flight: an unrolled loop of a runtime step first divides for its
+// trip count, a chain of ~20 instructions after the barrier
+// (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every has the same
+// batches and order, but in 64-bit indices with its loop left to nvcc: called
+// here, it put 235 more instructions after the barrier, a 64-bit division
+// among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled loop.
+template <int kVec, bool kByElement, typename AccT, typename T>
 __device__ __forceinline__ AccT strided_sum(const T* values, int first, int step) {
   constexpr int kInFlight = 4;
+  constexpr int kEnd = kThreads * kVec;
   AccT sum = AccT(0);
 #pragma unroll 1
   for (int j = first; j < kEnd; j += kInFlight * step) {
     AccT batch[kInFlight];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
-      batch[u] = j + u * step < kEnd ? static_cast<AccT>(values[j + u * step]) : AccT(0);
+      batch[u] = j + u * step < kEnd
+                     ? static_cast<AccT>(values[parked_index<kVec, kByElement>(j + u * step)])
+                     : AccT(0);
     }
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
@@ -121,8 +144,9 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // the result when a span has one split, else to partials[(group * C + c) *
 // splits + split], which the last block of the span adds (finish_in_last_block)
 // or a second launch does: where there are no counters, and past 8 columns
-// of a warp's splits or more (launch_interleaved_column_sum).
-template <typename InT, typename OutT>
+// of a warp's splits or more (launch_interleaved_column_sum). kByElement:
+// parked_index.
+template <typename InT, typename OutT, bool kByElement>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
     interleaved_column_kernel(int64_t stride, acc_t<InT>* partials, unsigned int* counters,
                               InterleavedSpans<InT, OutT> spans) {
@@ -186,7 +210,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
     }
   }
 #pragma unroll
-  for (int k = 0; k < kVec; ++k) positions[thread * kVec + k] = sums[k];
+  for (int k = 0; k < kVec; ++k)
+    positions[parked_index<kVec, kByElement>(thread * kVec + k)] = sums[k];
   if (takes_edges && thread < kVec) {
     edges[0][thread] = static_cast<AccT>(head_element);
     edges[1][thread] = static_cast<AccT>(tail_element);
@@ -197,7 +222,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // from (column - phase) mod C (without a division: both lie in [0, C)).
   const auto column_share = [&](int column, int part, int threads) {
     const int start = column - phase + (column < phase ? columns : 0) + part * columns;
-    return strided_sum<kThreads * kVec, AccT>(positions, start, threads * columns);
+    return strided_sum<kVec, kByElement, AccT>(positions, start, threads * columns);
   };
   const auto store = [&](int column, AccT sum) {
     const int64_t output = group * columns + column;
@@ -329,8 +354,8 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
         (rows_aligned && (sizeof(InT) == 8 || spans > 1))) {
       return false;
     }
-    const int64_t wave =
-        one_wave<interleaved_column_kernel<InT, OutT>>(kThreads, context.device, context.sm_count);
+    const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false>>(
+        kThreads, context.device, context.sm_count);
     const int64_t elements = spans * span_elements(problem);
     const int64_t splits = run_splits(problem, partials_capacity, wave);
     // 2.4 was measured with the finish a warp a column started early.
@@ -360,8 +385,9 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   constexpr int kVec = kElementsPerVector<InT>;
   const int64_t columns = problem.inner_outputs;
   const int64_t groups = problem.outer.numel();
-  constexpr auto kernel = interleaved_column_kernel<InT, OutT>;
-  const int64_t wave = one_wave<kernel>(kThreads, context.device, context.sm_count);
+  // Both parkings' kernels take the same registers (kRegisters): one wave.
+  const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false>>(
+      kThreads, context.device, context.sm_count);
   const int64_t splits = run_splits(problem, finish.partials_capacity, wave);
   const int64_t period = columns / std::gcd(columns, int64_t(kVec));
   const int64_t threads = splits * kThreads;
@@ -383,6 +409,8 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   const bool warp_a_column = finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device);
   if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
   const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
+  const auto kernel = columns % 8 == 0 ? interleaved_column_kernel<InT, OutT, true>
+                                       : interleaved_column_kernel<InT, OutT, false>;
   kernel<<<grid, kThreads, 0, context.stream>>>(threads - threads % period, finish.partials,
                                                 finish.counter, interleaved_spans(problem));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
