@@ -591,8 +591,9 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
 def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, row_offset, seed):
     """Column sums of a few columns whose rows lie back to back, off the vector
     boundaries (interleaved_column_sum.cu): C not a multiple of a vector, or any C
-    up to 32 from a span that starts an element in; 33 columns, multiples of a
-    vector from a vector boundary, 8-byte pairs from one, and spans under 256
+    up to 32 from a span that starts an element in, or of 1- and 2-byte integers
+    from a vector boundary; 33 columns, other multiples of a vector from a vector
+    boundary, 8-byte pairs from one, and spans under 256
     vectors (16-bit 600x1001x2) take the other kernels. One span or several (outer
     indices a row longer than their rows: a phase each where C is not a multiple of
     a vector), a scalar head or none, many splits a span, a few, or one (more spans

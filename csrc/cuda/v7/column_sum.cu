@@ -1370,8 +1370,9 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
                        const LaunchContext& context) {
   constexpr int kColumns = kVectorColumns<InT>;
   const bool rows_aligned = rows_are_vector_aligned(problem);
+  // 1- and 2-byte integers' rows on the vector boundary too (below).
   const bool interleaves =
-      (!rows_aligned &&
+      ((!rows_aligned || sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) &&
        interleaves_columns(sizeof(InT), std::is_integral_v<InT>, problem.inner_outputs,
                            problem.reduced, problem.outer.numel())) ||
       interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context);
@@ -1385,7 +1386,29 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   if (interleaves && !may_take_clusters) {
     return launch_interleaved_column_sum(problem, finish, context);
   }
-  if (rows_aligned) return launch_bands<InT, OutT, kColumns>(problem, finish, context);
+  if (rows_aligned) {
+    // 1- and 2-byte integers' rows on the vector boundary take the run where
+    // a column a thread would not take clusters, else the vector bands. On
+    // an H200, dim=0, vector bands -> run, us: int8 70001x24 7.03 -> 5.95
+    // (Inductor 4.84), 40001x24 6.08 -> 5.57, 300001x16 8.83 -> 7.98, bool
+    // 50001x16 5.31 -> 4.86, int16 50001x16 5.16 -> 4.72, 200001x8 5.86 ->
+    // 5.52, uint8 70001x32 6.76 -> 6.72. Where a column a thread takes
+    // clusters, the run lost: int8 5001x16 3.83 -> 5.45, 20001x16 4.83 ->
+    // 5.52, 30001x32 5.45 -> 5.53, int16 16x20001x8 dim=1 5.77 -> 6.41; but
+    // won at int16 30001x8 (8 blocks of vector clusters) 5.65 -> 4.32 and
+    // 20001x16 4.49 -> 4.35 (aligned-narrow-integers-bounded-switch.patch,
+    // benchmarks/NOTES.md, session 78, call 2).
+    if (interleaves) {
+      const Bands scalars = widest_bands<1>(problem);
+      const int64_t splits =
+          band_splits(scalars, problem.reduced.numel(),
+                      band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context));
+      if (!column_a_thread_small_bands(problem, {scalars, splits}, context).has_value()) {
+        return launch_interleaved_column_sum(problem, finish, context);
+      }
+    }
+    return launch_bands<InT, OutT, kColumns>(problem, finish, context);
+  }
   // Off-boundary vectors over one reduced dim (a thread's rows share a phase
   // where they are a multiple of its row lanes times one stride apart;
   // fetch_rows bounds a batch by its first and last rows; a general offset's
