@@ -704,6 +704,19 @@ WIDE_ONE_BYTE_CASES = [
     whole((1024, 4095), torch.float16),
     whole((1024, 4095), torch.float32),
 ]
+# 1-byte column sums that the off-boundary vector bands read (8 columns a
+# thread), small to long: one-byte-off-boundary-columns-switch.patch reads
+# them 4 columns a thread (q) or a column a thread (s).
+ONE_BYTE_OFF_BOUNDARY_VECTOR_CASES = [
+    whole((1024, 4095), torch.bool),
+    whole((1024, 4095), torch.int8),
+    whole((4096, 4095), torch.uint8),
+    whole((3001, 1001), torch.uint8),
+    whole((20001, 63), torch.uint8),
+    whole((16384, 1001), torch.int8),
+    whole((8192, 4095), torch.int8),
+    whole((2048, 50257), torch.bool),
+]
 # 1- and 2-byte integer columns of 4-32 a row on the vector boundary, which
 # the vector bands read, small to long, against the interleaved run
 # (aligned-narrow-integers-bounded-switch.patch, letters u and a).
@@ -769,6 +782,7 @@ CASE_SETS = {
     "small_interleaved_crossover": SMALL_INTERLEAVED_CROSSOVER_CASES,
     "wide_one_byte": WIDE_ONE_BYTE_CASES,
     "aligned_narrow_integers": ALIGNED_NARROW_INTEGER_CASES,
+    "one_byte_off_boundary_vectors": ONE_BYTE_OFF_BOUNDARY_VECTOR_CASES,
 }
 
 
