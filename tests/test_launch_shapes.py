@@ -1323,8 +1323,17 @@ def assert_band_finish(kernels, dtype):
         ((2048, 4096), torch.bfloat16, lambda x: x[:, 1:], [0], 8, True),
         ((2048, 4096), torch.float32, lambda x: x, [0], 4, False),
         ((8, 64, 129), torch.float32, lambda x: x[:, :60], [0, 1], 1, False),
+        ((1024, 4095), torch.bool, lambda x: x, [0], 1, False),
+        ((8192, 1001), torch.int8, lambda x: x, [0], 1, False),
     ],
-    ids=["odd columns", "from column 1", "aligned", "few rows of 60 columns"],
+    ids=[
+        "odd columns",
+        "from column 1",
+        "aligned",
+        "few rows of 60 columns",
+        "odd 1-byte columns",
+        "odd int8 columns",
+    ],
 )
 def test_off_boundary_column_sums_read_vectors(
     shape, dtype, view, dims, columns, off_boundary, seed, tmp_path
@@ -1334,8 +1343,8 @@ def test_off_boundary_column_sums_read_vectors(
     where one reduced dim holds the rows, the vectors fill enough of a wave of blocks
     and a column a thread would not take small_sum_bands' clusters (these 8,192 and
     2,048 rows: 2,048 rows of 1,001 fp32 columns would); where they would not (8 x 64
-    rows of 60 columns, dims that coalesce into one), a column a thread. Aligned rows
-    keep the plain vector kernels."""
+    rows of 60 columns, dims that coalesce into one), and 1-byte columns always, a
+    column a thread. Aligned rows keep the plain vector kernels."""
     x = view(random_shaped(shape, dtype, "cuda"))
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, dims), tmp_path / "t.json")
     assert "column_" in launched[0][0], launched

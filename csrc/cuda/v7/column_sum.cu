@@ -15,10 +15,11 @@
 // boundary before each row's band, add them as they come and move the sums into
 // place once (OffBoundaryBandRows), over one reduced dim and where that fills
 // enough of a wave and a column a thread would not take small clusters
-// (launch_column_sum); other such rows a column a thread. Covers sums over a
-// batch, over H x W of a channels_last activation, over the middle dim of a 3-D
-// tensor, a Linear layer's bias gradient. Rows of a few columns that lie back to
-// back off the vector boundaries go to interleaved_column_sum.cu instead.
+// (launch_column_sum); other such rows, and every 1-byte one, a column a
+// thread. Covers sums over a batch, over H x W of a channels_last activation,
+// over the middle dim of a 3-D tensor, a Linear layer's bias gradient. Rows of
+// a few columns that lie back to back off the vector boundaries go to
+// interleaved_column_sum.cu instead.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -46,8 +47,9 @@ constexpr int kRegisters = 64;
 // Off-boundary bands (OffBoundaryBandRows) hold two vectors a row in flight
 // (lane 0's second, in every thread's registers): at 64 registers their
 // 16-bit and int16 kernels spilled (sm_90, session 58); at 80 none but the
-// 1-byte and int16 ones (their 8 int64 sums: 64-96 and 8-40 bytes, session
-// 61); 3 blocks an SM still keep 48 KB a multiprocessor in flight.
+// int16 ones (their 8 int64 sums: 8-40 bytes, session 61; 1-byte columns
+// off the boundary, which spilled more, take a column a thread since session
+// 78); 3 blocks an SM still keep 48 KB a multiprocessor in flight.
 constexpr int kOffBoundaryRegisters = 80;
 constexpr int kUnroll = 4;
 // How a column a thread (one element a row) in the flat kernels reads its
@@ -277,12 +279,11 @@ struct OffBoundaryBandRows {
   // Each lane rotates its sums by the phase (the band's lanes share it), so
   // that the next lane's rotated sum c is the one this lane takes for column
   // c. The rotation is log2(kColumns) steps of selects, which keep the sums
-  // in registers in the flat kernels of every type but the 1-byte and int16
-  // ones (sm_90): a select for each shift had the compiler index the sums
-  // through a 16-32-byte local frame, and shifting the pair of own and next
-  // lane's sums by halves a 64-byte one at 16 bits. (The general-index 16-bit
-  // kernels spill 24 bytes with it, none before; benchmarks/NOTES.md,
-  // session 62.)
+  // in registers in the flat kernels of every type but int16 (sm_90): a
+  // select for each shift had the compiler index the sums through a
+  // 16-32-byte local frame, and shifting the pair of own and next lane's sums
+  // by halves a 64-byte one at 16 bits. (The general-index 16-bit kernels
+  // spill 24 bytes with it, none before; benchmarks/NOTES.md, session 62.)
   template <typename AccT>
   __device__ __forceinline__ void place(AccT (&sums)[kColumns]) const {
     AccT rotated[kColumns];
@@ -598,8 +599,7 @@ __device__ __forceinline__ void sum_band_rows(const ColumnProblem<InT, OutT, kDi
                                               int64_t span_end, int64_t outer, int64_t band_column,
                                               int column_lanes, int64_t first_row, int64_t row_end,
                                               int row_lanes, AccT (&sums)[kColumns]) {
-  static_assert(!kFlat || kDims == 1 || (kOffBoundary && sizeof(InT) == 1),
-                "a flat band kernel takes a FlatColumnProblem (kFlatBandParameters)");
+  static_assert(!kFlat || kDims == 1, "a flat band kernel takes a FlatColumnProblem");
   int64_t band_start = band_column;
   if constexpr (kFlat) {
     band_start += outer * problem.outer.strides[0];
@@ -636,8 +636,7 @@ constexpr int kBandRegisters = kOffBoundary ? kOffBoundaryRegisters : kRegisters
 // cluster kernel 5,600 against 688; int16 spilled 76 bytes against 24). On
 // an H200 (benchmarks/NOTES.md, session 60): fp32 3001x64 dim=0 3.51 -> 3.00
 // us, int32 1024x1024 4.63 -> 4.03, fp32 16384x1000 21.5 -> 19.8, 8192x4096
-// dim=0 35.4 -> 34.7. The 1-byte off-boundary band kernels keep the general
-// problem's parameters all the same (kFlatBandParameters).
+// dim=0 35.4 -> 34.7.
 template <typename InT, typename OutT>
 bool has_flat_index(const ColumnProblem<InT, OutT>& problem) {
   return problem.reduced.ndim == 1 && problem.outer.ndim <= 1;
@@ -658,19 +657,12 @@ BandProblem<InT, OutT, kFlat> band_problem(const ColumnProblem<InT, OutT>& probl
   }
 }
 
-// Whether column_sum_kernel takes the flat problem where kFlat: not for
-// 1-byte off-boundary bands, whose kernel spilled 144 bytes with it against
-// 64 with the general one (ptxas -v, sm_90; benchmarks/NOTES.md, session 76).
-template <typename InT, bool kOffBoundary, bool kFlat>
-constexpr bool kFlatBandParameters = kFlat && !(kOffBoundary && sizeof(InT) == 1);
-
 // span_end: one past the last element offset any row reaches (off-boundary
 // reads stay below it). kFlat: for problems that has_flat_index.
 template <typename InT, typename OutT, int kColumns, bool kOffBoundary, bool kFlat>
 __global__ void __launch_bounds__(kBlock, min_blocks_per_sm<kBlock, kBandRegisters<kOffBoundary>>())
-    column_sum_kernel(BandProblem<InT, OutT, kFlatBandParameters<InT, kOffBoundary, kFlat>> problem,
-                      int64_t span_end, BandShape shape, EvenSplits row_splits,
-                      acc_t<InT>* partials, unsigned int* counters) {
+    column_sum_kernel(BandProblem<InT, OutT, kFlat> problem, int64_t span_end, BandShape shape,
+                      EvenSplits row_splits, acc_t<InT>* partials, unsigned int* counters) {
   // column_partials_kernel, where it follows, may start now: it waits for
   // this kernel's end before it reads the partials.
   let_dependents_start();
@@ -1258,9 +1250,8 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
           ? finish.counter
           : nullptr;
   const dim3 grid(std::min<int64_t>(bands.count, INT_MAX), splits);
-  kernel<<<grid, kBlock, 0, context.stream>>>(
-      band_problem<kFlatBandParameters<InT, kOffBoundary, kFlat>>(problem), span_end, bands.shape,
-      EvenSplits(rows, splits), partials, counters);
+  kernel<<<grid, kBlock, 0, context.stream>>>(band_problem<kFlat>(problem), span_end, bands.shape,
+                                              EvenSplits(rows, splits), partials, counters);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1 && counters == nullptr) {
     launch_starting_early<kFinishKernel>(dim3(bands.count), kBlock, context.stream, context.device,
@@ -1451,16 +1442,29 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
       return launch_bands<InT, OutT, 1>(problem, finish, context);
     }
     if (interleaves) return launch_interleaved_column_sum(problem, finish, context);
-    const Bands widest_vectors = widest_bands<kColumns>(problem);
-    const int64_t vector_wave =
-        band_wave<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, context);
-    const SplitBands widest{widest_vectors, band_splits(widest_vectors, rows, vector_wave)};
-    const SplitBands vectors =
-        few_bands_narrowed<kColumns>(problem, widest, rows, vector_wave).value_or(widest);
-    const int64_t vector_blocks = std::min(vector_wave, vectors.bands.count * vectors.splits);
-    const int64_t scalar_blocks = std::min(scalar_wave, scalars.count * scalar_splits);
-    if (3 * vector_blocks * scalar_wave >= 2 * scalar_blocks * vector_wave) {
-      return launch_bands<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, finish, context);
+    // 1-byte columns take a column a thread. Off-boundary vectors of 8 of
+    // them a thread, their kernels at 80 registers with 8 int64 sums, spilled
+    // (76 bytes in the bool cluster kernel, sm_90), and their warps waited on
+    // memory 5x as long as the aligned twin's (ncu, long scoreboard: 416
+    // samples against 82, the same grid). On an H200, dim=0, vectors -> a
+    // column a thread, us: bool 1024x4095 11.87 -> 6.35 (aligned 1024x4096
+    // 6.02, Inductor 5.86), uint8 4096x4095 24.77 -> 13.98 (12.95), int8
+    // 16384x1001 27.02 -> 14.76 (14.86), 8192x4095 44.27 -> 25.25 (35.43),
+    // bool 2048x50257 111.76 -> 67.87 (120.22); 4 columns a thread, 9.03,
+    // 18.77, 21.45, 35.39, 85.55 (one-byte-off-boundary-columns-switch.patch,
+    // benchmarks/NOTES.md, session 78, call 3).
+    if constexpr (sizeof(InT) > 1) {
+      const Bands widest_vectors = widest_bands<kColumns>(problem);
+      const int64_t vector_wave =
+          band_wave<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, context);
+      const SplitBands widest{widest_vectors, band_splits(widest_vectors, rows, vector_wave)};
+      const SplitBands vectors =
+          few_bands_narrowed<kColumns>(problem, widest, rows, vector_wave).value_or(widest);
+      const int64_t vector_blocks = std::min(vector_wave, vectors.bands.count * vectors.splits);
+      const int64_t scalar_blocks = std::min(scalar_wave, scalars.count * scalar_splits);
+      if (3 * vector_blocks * scalar_wave >= 2 * scalar_blocks * vector_wave) {
+        return launch_bands<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, finish, context);
+      }
     }
   }
   launch_bands<InT, OutT, 1>(problem, finish, context);
