@@ -736,6 +736,39 @@ ALIGNED_NARROW_INTEGER_CASES = [
     whole((200001, 8), torch.int16),
     whole((16, 20001, 8), torch.int16, (1,)),
 ]
+# Aligned 1- and 2-byte integer columns that a column a thread would read in
+# clusters, which keep the vector bands (session 78): small-clusters-switch
+# .patch's letters u (the run) and v (a column a thread's clusters).
+ALIGNED_NARROW_SMALL_CASES = [
+    whole((30001, 8), torch.int16),
+    whole((10001, 8), torch.int16),
+    whole((20001, 16), torch.int16),
+    whole((10001, 16), torch.int16),
+    whole((16, 20001, 8), torch.int16, (1,)),
+    whole((5001, 16), torch.int8),
+    whole((20001, 16), torch.int8),
+    whole((10001, 8), torch.int8),
+    whole((30001, 32), torch.int8),
+    whole((40001, 8), torch.uint8),
+    whole((20001, 16), torch.bool),
+]
+# Interleaved sums of 4-32 columns whose column-a-thread clusters are 24-96
+# blocks of up to 4 rounds a thread, which letter b's bound leaves in the
+# run (session 78): small-clusters-switch.patch's letter c.
+SECOND_LIMIT_INTERLEAVED_CASES = [
+    whole((20001, 31), torch.bfloat16),
+    element_in((20001, 32), torch.float32),
+    whole((15001, 31), torch.float32),
+    whole((40001, 31), torch.float32),
+    whole((15001, 31), torch.bfloat16),
+    whole((30001, 31), torch.bfloat16),
+    whole((15001, 17), torch.float32),
+    whole((30001, 17), torch.int32),
+    whole((10001, 15), torch.float64),
+    whole((30001, 15), torch.float64),
+    element_in((20001, 24), torch.float32),
+    whole((20001, 9), torch.float16),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -783,6 +816,8 @@ CASE_SETS = {
     "wide_one_byte": WIDE_ONE_BYTE_CASES,
     "aligned_narrow_integers": ALIGNED_NARROW_INTEGER_CASES,
     "one_byte_off_boundary_vectors": ONE_BYTE_OFF_BOUNDARY_VECTOR_CASES,
+    "aligned_narrow_small": ALIGNED_NARROW_SMALL_CASES,
+    "second_limit_interleaved": SECOND_LIMIT_INTERLEAVED_CASES,
 }
 
 
