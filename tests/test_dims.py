@@ -598,9 +598,10 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     indices a row longer than their rows: a phase each where C is not a multiple of
     a vector), a scalar head or none, many splits a span, a few, or one (more spans
     than a wave of blocks). 1- and 2-byte integers' threads sum in int32, full-range
-    elements here; from 4 columns, those that a column a thread reads in clusters
-    (the smaller sums here, on GPUs with clusters) take the band kernels. C a
-    multiple of 8 (8, 24, 32) parks its positions element by element."""
+    elements here. From 4 columns, sums of every type that a column a thread reads in
+    clusters in few rounds (the smaller sums here, on GPUs with clusters) take the
+    band kernels. C a multiple of 8 (8, 24, 32) parks its positions element by
+    element."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

@@ -49,8 +49,9 @@ CASES = {
     "fp16x33": ((100001, 33), torch.float16),
     # Aligned narrow bands through L2 (session 75: their read trails Inductor's).
     "fp32x32": ((20001, 32), torch.float32),
-    # 1-byte columns off the vector boundary in clusters of off-boundary vector
-    # bands, at twice the time of their aligned twin (session 78).
+    # 1-byte columns off the vector boundary, which took clusters of off-boundary
+    # vector bands at twice their aligned twin's time before c9dff14 (session 78),
+    # and a column a thread since.
     "bool4095": ((1024, 4095), torch.bool),
     "bool4096": ((1024, 4096), torch.bool),
 }

@@ -705,8 +705,9 @@ WIDE_ONE_BYTE_CASES = [
     whole((1024, 4095), torch.float32),
 ]
 # 1-byte column sums that the off-boundary vector bands read (8 columns a
-# thread), small to long: one-byte-off-boundary-columns-switch.patch reads
-# them 4 columns a thread (q) or a column a thread (s).
+# thread) before c9dff14, small to long: one-byte-off-boundary-columns-switch
+# .patch reads them 4 columns a thread (q) or a column a thread (s), the
+# route they take since.
 ONE_BYTE_OFF_BOUNDARY_VECTOR_CASES = [
     whole((1024, 4095), torch.bool),
     whole((1024, 4095), torch.int8),
@@ -854,6 +855,7 @@ def launched_kernels(call: Callable, x: torch.Tensor) -> list[str]:
 
 
 def print_routes(cases: list[tuple], variants: list[str], variable: str) -> None:
+    """Each case's launched kernels under each variant's letters, a line each."""
     for label, shape, dtype, view_of, dims in cases:
         x = view_of(shape)(random_data(shape, dtype, torch.device("cuda")))
         for letters in variants:
@@ -863,7 +865,9 @@ def print_routes(cases: list[tuple], variants: list[str], variable: str) -> None
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="JSON file for {case: {peer: microseconds}}")
+    parser.add_argument(
+        "out", type=Path, nargs="?", help="JSON file for {case: {peer: microseconds}}"
+    )
     parser.add_argument(
         "--variants", required=True, help="comma-separated letters, one variant each"
     )
@@ -874,6 +878,8 @@ def main() -> None:
     if args.routes:
         print_routes(CASE_SETS[args.cases], args.variants.split(","), args.variable)
         return
+    if args.out is None:
+        parser.error("out is needed unless --routes")
     result = time_cases(
         CASE_SETS[args.cases],
         lambda dims: {

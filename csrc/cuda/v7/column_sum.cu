@@ -18,8 +18,10 @@
 // (launch_column_sum); other such rows, and every 1-byte one, a column a
 // thread. Covers sums over a batch, over H x W of a channels_last activation,
 // over the middle dim of a 3-D tensor, a Linear layer's bias gradient. Rows of
-// a few columns that lie back to back off the vector boundaries go to
-// interleaved_column_sum.cu instead.
+// a few columns that lie back to back off the vector boundaries (and of 1-
+// and 2-byte integers on them) go to interleaved_column_sum.cu instead, but
+// for the small ones of 4-32 columns that a column a thread reads in
+// clusters.
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -1240,7 +1242,7 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
   // dim=(0,1) 63.38 -> 63.63 (call 4: 62.33 -> 62.48).
   // Not 1-byte ones nor off-boundary rows (call 2, every split band: int8
   // 70001x24 7.23 -> 7.32, 70001x31 11.27 -> 11.63, fp16 100001x65 10.89 ->
-  // 11.23).
+  // 11.23; both int8 sums take the interleaved run since sessions 77-78).
   constexpr auto kFinishKernel = column_partials_kernel<kColumns, AccT, OutT>;
   const bool finishes_in_second_launch = !kOffBoundary && kColumns > 1 && sizeof(InT) >= 2 &&
                                          starts_early_on<kFinishKernel>(context.device);
@@ -1368,10 +1370,12 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
                            problem.reduced, problem.outer.numel())) ||
       interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context);
   // Interleaved columns of 4-32 a row may take a column a thread's clusters
-  // (below, clusters_take_interleaved_columns); 2 and 3 always take the run
-  // (1- and 2-byte integers: the row class took them at 0.4-0.5x its speed;
-  // benchmarks/NOTES.md, session 77). On an H200, dim=0, bands -> run, us:
-  // int8 70001x31 11.90 -> 6.78, 40001x31 10.79 -> 5.75, 200001x31 17.95 ->
+  // (below, clusters_take_interleaved_columns); 2 and 3, and 33-64 (whose
+  // rule, interleaves_wide_columns, was timed against the bands alone),
+  // always take the run. 1- and 2-byte integers of 2-3 columns: the row
+  // class took them at 0.4-0.5x the run's speed (benchmarks/NOTES.md,
+  // session 77); of more, on an H200, dim=0, bands -> run, us: int8
+  // 70001x31 11.90 -> 6.78, 40001x31 10.79 -> 5.75, 200001x31 17.95 ->
   // 9.79, int16 35001x31 7.43 -> 5.57, uint8 100001x9 4.84 -> 4.67.
   const bool may_take_clusters = problem.inner_outputs >= 4 && problem.inner_outputs <= kWarpSize;
   if (interleaves && !may_take_clusters) {

@@ -7,8 +7,9 @@
 // starts off one): the band kernels (column_sum.cu) read such rows a scalar a
 // thread, and the row class, which took 2 and 3 columns, an element a load:
 // 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline (benchmarks/NOTES.md,
-// session 57). Past 32 columns, one span's rows of 2- or 4-byte types on the
-// boundary too, where the run beat the band kernels' vectors. Here each span is
+// session 57); or they are 1- and 2-byte integers, on the boundary too. Past
+// 32 columns, one span's rows of 2- or 4-byte types on the boundary too, where
+// the run beat the band kernels' vectors. Here each span is
 // read as one run of 16-byte vectors by a grid-stride sweep whose stride, in
 // vectors, is a multiple of C's period (C / gcd(C, elements a vector)): element
 // k of every vector a thread loads then lies in the same column, so the thread
@@ -16,9 +17,9 @@
 // shared memory in span order, where position j lies in column (phase + j) mod
 // C, and a warp per column adds that column's positions (past 32 columns, a few
 // threads a column). 1- and 2-byte integers sum their positions in int32
-// (interleaved_shape bounds the span for it) and, from 4 columns, take the
-// run only where a column a thread would not read them in clusters
-// (launch_column_sum).
+// (interleaved_shape bounds the span for it). From 4 to 32 columns, a column
+// a thread's clusters take the sums they read in few rounds
+// (launch_column_sum: clusters_take_interleaved_columns).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -55,17 +56,21 @@ using PositionSum =
     std::conditional_t<sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>), int32_t,
                        acc_t<InT>>;
 
-// Where the block parks position j (element k = j % kVec of thread j / kVec's
-// vectors): at j itself (thread by thread), or element by element (element k
-// of every thread, then k + 1). A column's reads by a warp's lanes lie C
-// positions apart: thread by thread, gcd(C, 32) of them fall to one bank (all
-// 32 for C a multiple of 32); element by element, C / kVec words apart. The
-// launcher parks by element where C is a multiple of 8. Element by element
-// for every C, C a multiple of 32 won (uint8 70001x32 one element in, dim=0,
-// 10.17 -> 6.50 us; fp32 20001x32 one element in 5.74 -> 5.31) and small C
-// lost, their lanes' reads under a word apart (int8 1000000x3 6.10 -> 7.19;
-// H200, benchmarks/NOTES.md, session 77, call 4). A choice at run time rather
-// than compile time cost 0.2-2.7 us everywhere (session 78, call 1).
+// Where the block parks position j (element k = j % kVec of thread j /
+// kVec's vectors): at j itself (thread by thread), or element by element
+// (element k of every thread, then k + 1). A column's reads by a warp's
+// lanes lie C positions apart: thread by thread, gcd(C, 32) of them fall to
+// one bank (all 32 for C a multiple of 32); element by element, C / kVec
+// words apart. The launcher parks by element where C is a multiple of 8, up
+// to 32 columns: past 32, a warp reads 8 columns side by side, neighbouring
+// positions: a word apart thread by thread, 256 words (one bank) element by
+// element (modelled, 33-64 columns: up to 8-way conflicts by element,
+// against up to 4; not timed). Element by element for every C, C a multiple
+// of 32 won (uint8 70001x32 one element in, dim=0, 10.17 -> 6.50 us; fp32
+// 20001x32 one element in 5.74 -> 5.31) and small C lost, their lanes' reads
+// under a word apart (int8 1000000x3 6.10 -> 7.19; H200,
+// benchmarks/NOTES.md, session 77, call 4). A choice at run time rather than
+// compile time cost 0.2-2.7 us everywhere (session 78, call 1).
 template <int kVec, bool kByElement>
 __device__ __forceinline__ int parked_index(int j) {
   if constexpr (kByElement) {
@@ -385,7 +390,8 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   constexpr int kVec = kElementsPerVector<InT>;
   const int64_t columns = problem.inner_outputs;
   const int64_t groups = problem.outer.numel();
-  // Both parkings' kernels take the same registers (kRegisters): one wave.
+  // One wave for both parkings' kernels: the same launch bounds, and 64
+  // registers each on sm_90 (ptxas).
   const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false>>(
       kThreads, context.device, context.sm_count);
   const int64_t splits = run_splits(problem, finish.partials_capacity, wave);
@@ -409,8 +415,9 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   const bool warp_a_column = finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device);
   if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
   const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
-  const auto kernel = columns % 8 == 0 ? interleaved_column_kernel<InT, OutT, true>
-                                       : interleaved_column_kernel<InT, OutT, false>;
+  const auto kernel = columns % 8 == 0 && columns <= kWarpSize
+                          ? interleaved_column_kernel<InT, OutT, true>
+                          : interleaved_column_kernel<InT, OutT, false>;
   kernel<<<grid, kThreads, 0, context.stream>>>(threads - threads % period, finish.partials,
                                                 finish.counter, interleaved_spans(problem));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
