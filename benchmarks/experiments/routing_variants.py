@@ -770,6 +770,19 @@ SECOND_LIMIT_INTERLEAVED_CASES = [
     element_in((20001, 24), torch.float32),
     whole((20001, 9), torch.float16),
 ]
+# Wide interleaved sums (33-64 columns) of C a multiple of 8, parked thread
+# by thread since c096b93: wide-parking-switch.patch's letter w parks them
+# element by element, as up to 32 columns; with a C = 63 twin that no
+# letter moves.
+WIDE_PARKING_CASES = [
+    whole((30001, 64), torch.float16),
+    whole((20000, 64), torch.float32),
+    whole((10001, 40), torch.bfloat16),
+    whole((12001, 48), torch.float32),
+    whole((1000001, 40), torch.bfloat16),
+    element_in((200001, 64), torch.float32),
+    whole((30001, 63), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -819,6 +832,7 @@ CASE_SETS = {
     "one_byte_off_boundary_vectors": ONE_BYTE_OFF_BOUNDARY_VECTOR_CASES,
     "aligned_narrow_small": ALIGNED_NARROW_SMALL_CASES,
     "second_limit_interleaved": SECOND_LIMIT_INTERLEAVED_CASES,
+    "wide_parking": WIDE_PARKING_CASES,
 }
 
 
