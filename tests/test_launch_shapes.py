@@ -1208,7 +1208,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     columns = shape[1]
     # From 4 to 32 columns, the routes of the sums the run may take hang on the
     # clusters' capacity: rows off the vector boundary, and 1- and 2-byte integers.
-    aligned = element_offset == 0 and columns % min(16 // dtype.itemsize, 8) == 0
+    aligned = element_offset == 0 and columns % min(elements_per_vector(dtype), 8) == 0
     narrow_integer = dtype.itemsize <= 2 and not dtype.is_floating_point
     routed_by_clusters = 4 <= columns <= 32 and (narrow_integer or not aligned)
     if (columns <= 32 and not routed_by_clusters) or is_sm90_of_132_sms(x.device):
