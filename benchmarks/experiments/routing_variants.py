@@ -36,7 +36,7 @@ import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks.experiments.off_boundary_columns import CASES, full, time_cases
-from benchmarks.experiments.two_launch_timeline import short_name
+from benchmarks.experiments.two_launch_timeline import profiled_kernels, short_name
 from benchmarks.inputs import dtype_name, random_data
 
 
@@ -855,14 +855,8 @@ def launched_kernels(call: Callable, x: torch.Tensor) -> list[str]:
     """The kernels one call launches, in order, as 'name grid block'."""
     call(x)
     torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
-        call(x)
-        torch.cuda.synchronize()
     with tempfile.TemporaryDirectory() as folder:
-        trace = Path(folder) / "trace.json"
-        profile.export_chrome_trace(str(trace))
-        events = json.loads(trace.read_text())["traceEvents"]
-    kernels = sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+        kernels = profiled_kernels(lambda: call(x), Path(folder) / "trace.json")
     return [
         f"{short_name(k['name'])} {k['args'].get('grid')} {k['args'].get('block')}" for k in kernels
     ]

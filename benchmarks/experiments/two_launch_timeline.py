@@ -29,6 +29,7 @@ import json
 import re
 import statistics
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -75,16 +76,26 @@ def captured(sum_fn, x: torch.Tensor) -> tuple[torch.cuda.CUDAGraph, torch.Tenso
     return graph, out
 
 
-def kernel_events(graph: torch.cuda.CUDAGraph, replays: int, trace: Path) -> list[dict]:
-    graph.replay()  # untimed: the first replay uploads the graph
-    torch.cuda.synchronize()
+def profiled_kernels(run: Callable[[], None], trace: Path) -> list[dict]:
+    """The profiler's kernel events of run() (synchronized), in start order,
+    through a chrome trace written to `trace`."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
-        for _ in range(replays):
-            graph.replay()
+        run()
         torch.cuda.synchronize()
     profile.export_chrome_trace(str(trace))
     events = json.loads(trace.read_text())["traceEvents"]
     return sorted((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+
+
+def kernel_events(graph: torch.cuda.CUDAGraph, replays: int, trace: Path) -> list[dict]:
+    graph.replay()  # untimed: the first replay uploads the graph
+    torch.cuda.synchronize()
+
+    def replay() -> None:
+        for _ in range(replays):
+            graph.replay()
+
+    return profiled_kernels(replay, trace)
 
 
 def short_name(kernel: str) -> str:
