@@ -65,16 +65,21 @@ using PositionSum =
 // to 32 columns: past 32, a warp reads 8 columns side by side, neighbouring
 // positions: a word apart thread by thread, 256 words (one bank) element by
 // element (modelled, 33-64 columns: up to 8-way conflicts by element,
-// against up to 4; not timed). Element by element for every C, C a multiple
-// of 32 won (uint8 70001x32 one element in, dim=0, 10.17 -> 6.50 us; fp32
-// 20001x32 one element in 5.74 -> 5.31) and small C lost, their lanes' reads
-// under a word apart (int8 1000000x3 6.10 -> 7.19; H200,
-// benchmarks/NOTES.md, session 77, call 4). A choice at run time rather than
-// compile time cost 0.2-2.7 us everywhere (session 78, call 1).
+// against up to 4; by element lost 0.02-0.09 us there, fp32 20000x64 dim=0
+// 5.06 -> 5.15, bf16 10001x40 3.86 -> 3.94; session 79, call 1). Element by
+// element for every C, C a multiple of 32 won (uint8 70001x32 one element
+// in, dim=0, 10.17 -> 6.50 us; fp32 20001x32 one element in 5.74 -> 5.31)
+// and small C lost, their lanes' reads under a word apart (int8 1000000x3
+// 6.10 -> 7.19; H200, benchmarks/NOTES.md, session 77, call 4). A choice at
+// run time rather than compile time cost 0.2-2.7 us everywhere (session 78,
+// call 1). Unsigned, the division and remainder by kVec (a power of two) are
+// a shift and a mask, without a signed int's fix-ups after the barrier:
+// uint8 70001x32 one element in 6.75 -> 6.06 us, fp32 20001x32 one element
+// in 5.34 -> 5.21, no other sum moved (session 79, call 1).
 template <int kVec, bool kByElement>
 __device__ __forceinline__ int parked_index(int j) {
   if constexpr (kByElement) {
-    return j % kVec * kThreads + j / kVec;
+    return int(unsigned(j) % kVec * kThreads + unsigned(j) / kVec);
   } else {
     return j;
   }
