@@ -783,6 +783,37 @@ WIDE_PARKING_CASES = [
     element_in((200001, 64), torch.float32),
     whole((30001, 63), torch.float64),
 ]
+# Aligned 1- and 2-byte integer columns whose column-a-thread clusters give
+# a thread 8-16 rounds of loads (session 79): where small-clusters-switch
+# .patch's letters u (the run) and v (the clusters) cross.
+ALIGNED_NARROW_ROUNDS_CASES = [
+    whole((20001, 8), torch.int16),
+    whole((25001, 16), torch.int16),
+    whole((15001, 32), torch.int16),
+    whole((20001, 32), torch.int16),
+    whole((8, 20001, 8), torch.int16, (1,)),
+    whole((20001, 8), torch.int8),
+    whole((25001, 16), torch.int8),
+    whole((30001, 16), torch.int8),
+    whole((20001, 32), torch.int8),
+    whole((30001, 16), torch.bool),
+    whole((30001, 8), torch.uint8),
+    whole((16, 20001, 8), torch.int8, (1,)),
+]
+# Interleaved floating sums whose column-a-thread clusters give a thread up
+# to 3 of the cluster kernel's rounds (session 79): letter c beside a bound
+# of 3 rounds rather than 2.
+SECOND_LIMIT_ROUNDS_CASES = [
+    whole((20001, 15), torch.float64),
+    whole((24001, 15), torch.float64),
+    whole((24001, 31), torch.bfloat16),
+    whole((24001, 17), torch.float32),
+    whole((24001, 9), torch.float16),
+    whole((20001, 13), torch.float32),
+    whole((20001, 17), torch.int32),
+    whole((20001, 20), torch.bfloat16),
+    whole((18001, 31), torch.float32),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -833,6 +864,8 @@ CASE_SETS = {
     "aligned_narrow_small": ALIGNED_NARROW_SMALL_CASES,
     "second_limit_interleaved": SECOND_LIMIT_INTERLEAVED_CASES,
     "wide_parking": WIDE_PARKING_CASES,
+    "aligned_narrow_rounds": ALIGNED_NARROW_ROUNDS_CASES,
+    "second_limit_rounds": SECOND_LIMIT_ROUNDS_CASES,
 }
 
 
