@@ -446,6 +446,11 @@ COLUMN_CASES = [
         lambda x: x[:, 1:],
     ),
     ("260x4000x3 float32", (260, 4000, 3), torch.float32, [1], lambda x: x),
+    # 9 and 16 such columns in fewer splits than a warp (on a 132-SM GPU): the
+    # last block (or a second launch) adds each column's partials in a group
+    # of lanes, all columns in one turn (reduce.cuh's sum_partials).
+    ("20001x9 float16", (20001, 9), torch.float16, [0], lambda x: x),
+    ("20001x16 int8", (20001, 16), torch.int8, [0], lambda x: x),
     # 33 such columns in 64 spans of 8 splits each (fewer than a warp: the last
     # block of each span adds them a thread a column, or a second launch where
     # there are no counters).

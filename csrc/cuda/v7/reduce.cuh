@@ -160,16 +160,41 @@ __device__ __forceinline__ AccT warp_sum_of_splits(const AccT* partials, int64_t
   return warp_sum(sum_every<kBatch>(partials, threadIdx.x % kWarpSize, splits, kWarpSize));
 }
 
+// Outputs [0, outputs) of fewer than a warp's splits, kLanes lanes each (a
+// power of two, outputs * kLanes <= kBlock): lane l of an output's group adds
+// splits l, l + kLanes, ..., kBatch in flight, then the group's tree.
+template <int kLanes, int kBlock, int kBatch, typename AccT, typename OutT>
+__device__ __forceinline__ void sum_partials_in_lane_groups(const AccT* partials, int64_t outputs,
+                                                            int64_t splits, OutT* result) {
+  if constexpr (kLanes > 1) {
+    if (outputs * kLanes > kBlock) {
+      return sum_partials_in_lane_groups<kLanes / 2, kBlock, kBatch>(partials, outputs, splits,
+                                                                     result);
+    }
+  }
+  const int64_t output = threadIdx.x / kLanes;
+  const int lane = threadIdx.x % kLanes;
+  AccT sum = AccT(0);
+  if (output < outputs) sum = sum_every<kBatch>(partials + output * splits, lane, splits, kLanes);
+  sum = warp_sum<kLanes>(sum);  // every lane of the block: the shuffles' mask is whole
+  if (lane == 0 && output < outputs) result[output] = static_cast<OutT>(sum);
+}
+
 // result[o] = sum over s of partials[o * splits + s], in an order fixed by
 // (outputs, splits) alone, so the in-kernel finish and the second-launch
-// finish give the same bits. One output: the whole block; a few, or many of
-// a warp's splits or more: a warp each; many of few splits: a thread each. A
-// thread each added 33+ interleaved columns' hundreds of splits in a chain of
-// loads 4 at a time: fp32 20001x66 dim=0 took 24.5 us interleaved (session
-// 63), 11.0 with a warp each and a gather of 1-4 threads a column (H200,
-// benchmarks/NOTES.md, session 70); since session 71 those columns finish in
-// warp_an_output_kernel, in the warp-each order below. kBatch: the partials
-// in flight a thread (the order does not depend on it).
+// finish give the same bits. One output: the whole block; up to a warp each
+// of the block's warps, or many of a warp's splits or more: a warp each; a
+// few more of fewer splits: a group of lanes each, all in one turn; many of
+// few splits: a thread each. A thread each added 33+ interleaved columns'
+// hundreds of splits in a chain of loads 4 at a time: fp32 20001x66 dim=0
+// took 24.5 us interleaved (session 63), 11.0 with a warp each and a gather
+// of 1-4 threads a column (H200, benchmarks/NOTES.md, session 70); since
+// session 71 those columns finish in warp_an_output_kernel, in the warp-each
+// order below. A warp each took 9-31 outputs of few splits in 2-4 turns,
+// each a round trip to L2: the interleaved run's 16 columns in one launch
+// took ~0.8 us longer than its 8 (int8 5001x16 dim=0 4.93 us, 10001x8 4.03,
+// the same 5 blocks; session 79). kBatch: the partials in flight a thread
+// (the order does not depend on it).
 template <int kBlock, int kBatch = 4, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
                                              OutT* result) {
@@ -180,12 +205,16 @@ __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outpu
     return;
   }
   constexpr int kWarps = kBlock / kWarpSize;
-  if (outputs < kWarpSize || splits >= kWarpSize) {
+  if (outputs <= kWarps || splits >= kWarpSize) {
     for (int64_t o = threadIdx.x / kWarpSize; o < outputs; o += kWarps) {
       const AccT sum = warp_sum_of_splits<kBatch>(partials + o * splits, splits);
       if (threadIdx.x % kWarpSize == 0) result[o] = static_cast<OutT>(sum);
     }
     return;
+  }
+  if (outputs < kWarpSize) {
+    return sum_partials_in_lane_groups<kWarpSize / 2, kBlock, kBatch>(partials, outputs, splits,
+                                                                      result);
   }
   for (int64_t o = threadIdx.x; o < outputs; o += kBlock) {
     const AccT sum = sum_every<kBatch>(partials + o * splits, 0, splits, 1);
