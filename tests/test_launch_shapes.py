@@ -559,19 +559,20 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 
 
 # Small column sums over dim 0 (column_sum.cu's small_sum_bands) on an H100 or H200
-# (sm_90, 132 multiprocessors), where the widest bands' splits would give a thread
-# more than a round of 4 rows or be more than a cluster: clusters of 8 splits of the
-# narrowest bands (rows read in spans of 32 bytes or more) whose blocks fill at most
-# one an SM, where a thread has at most 2 rounds; else, for a column a thread of 2 or
-# 4 bytes, one an SM and 4 rounds; else at most two an SM and 4 rounds; else the
-# shapes as before. Rows off the vector boundaries that take a column a
-# thread too, its bands down to 4 lanes (or spans of 16 bytes where those are fewer
-# lanes: 8-byte types) and its rounds the rows its cluster kernel loads at once (16
-# for types narrower than 8 bytes, 8 for 8-byte ones). (rows, columns, dtype, grid of
-# the cluster kernel, or None for splits through L2).
+# (sm_90, 132 multiprocessors), where the widest bands' splits would give a thread more
+# than a round of 4 rows or be more than a cluster: clusters of 8 splits of the
+# narrowest bands (rows read in spans of 32 bytes or more) whose blocks fill at most one
+# an SM, where a thread has at most 2 rounds; else, for a column a thread of 2 or 4
+# bytes, one an SM and 4 rounds; else at most two an SM and 4 rounds; else the shapes as
+# before. Rows off the vector boundaries (and 1- and 2-byte integers on them) that take
+# a column a thread too, its bands down to 4 lanes (or spans of 16 bytes where those are
+# fewer lanes: 8-byte types) and its rounds the rows its cluster kernel loads at once
+# (16 for types narrower than 8 bytes, 8 for 8-byte ones). (rows, columns, dtype, grid
+# of the cluster kernel, or None for splits through L2).
 SMALL_COLUMN_SUMS = [
     (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
-    (2001, 32, torch.int16, [2, 8]),  # 2 lanes (32 bytes), 16 blocks
+    # aligned 1- and 2-byte integers: a column a thread (4 lanes, 64 blocks, 3-4 rows)
+    (2001, 32, torch.int16, [8, 8]),
     (3001, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 11-12 rows
     (2001, 33, torch.int16, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 3-4 rows
     (4001, 127, torch.float16, [16, 8]),  # a column a thread: 8 lanes, 128 blocks, 15-16 rows
@@ -624,7 +625,8 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
         else:
             assert len(kernels) == 1 and "column_cluster_kernel" in kernels[0][0], kernels
             per_vector = elements_per_vector(dtype)
-            vector_columns = per_vector if columns % per_vector == 0 else 1
+            narrow_integer = dtype.itemsize <= 2 and not dtype.is_floating_point
+            vector_columns = per_vector if columns % per_vector == 0 and not narrow_integer else 1
             assert column_kernel_arguments(kernels[0][0])[:2] == (vector_columns, False), kernels
             assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])
@@ -1128,7 +1130,9 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((20001, 31), torch.int8, 0, False),
         ((20001, 17), torch.int8, 0, False),
         ((70001, 24), torch.int8, 0, True),
-        ((20001, 16), torch.int8, 0, False),
+        ((20001, 16), torch.int8, 0, True),
+        ((5001, 16), torch.int8, 0, False),
+        ((20001, 32), torch.int16, 0, False),
         ((50001, 16), torch.int16, 0, True),
         ((70001, 32), torch.int16, 1, True),
         ((1001, 2), torch.bfloat16, 0, False),
@@ -1189,19 +1193,21 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32 columns
     (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of
     24, int16 50001 of 16). From 4 to 32 columns, not those that a column a thread reads in
-    clusters: of 1- and 2-byte integers, all (int8 20001 rows of 17 and of 31; on the
-    boundary, 20001 of 16 take the vector bands); of the other types, those whose clusters
-    give a thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of
-    31) or fill half the SMs, while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of
-    32 an element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on
-    sm_90 with 132 SMs, as the clusters' capacity decides. Not there: 32 fp32 columns from a
-    vector boundary (the band kernels' vectors), spans under 256 vectors (the row class for
-    2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a thread at 15001
-    rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the vector boundary,
-    65 columns and integers. Past 32 columns, the routing is asserted on sm_90 with 132 SMs,
-    where it was measured; there too, past 8 columns (the last block's warps: 9, 32 and
-    more) a second launch adds the splits, a warp a column, and up to 8 (3, 5) the last
-    block does."""
+    clusters: of 1- and 2-byte integers off the boundary, all (int8 20001 rows of 17 and of
+    31); on it, those whose clusters give a thread up to 2 rounds of the cluster kernel's
+    loads (int8 5001 rows of 16), or 3 in a quarter of the SMs (int16 20001 of 32, 64
+    blocks), while int8 20001 of 16 (32 blocks) take the run; of the other types, those
+    whose clusters give a thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of
+    31, bf16 5001 of 31) or fill half the SMs, while fp32 30001 rows of 17, fp16 30001 of 9
+    and fp32 20001 of 32 an element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the
+    run; asserted on sm_90 with 132 SMs, as the clusters' capacity decides. Not there: 32
+    fp32 columns from a vector boundary (the band kernels' vectors), spans under 256 vectors
+    (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements
+    a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
+    vector boundary, 65 columns and integers. Past 32 columns, the routing is asserted on
+    sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the last block's
+    warps: 9, 32 and more) of a warp's splits or more a second launch adds the splits, a
+    warp a column, and otherwise (3 and 5 columns; 16 of 20 splits) the last block does."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
@@ -1214,7 +1220,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     if (columns <= 32 and not routed_by_clusters) or is_sm90_of_132_sms(x.device):
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
     if interleaved and is_sm90_of_132_sms(x.device):
-        if columns > 8:
+        if columns > 8 and launched[0][1][0] >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
             assert launched[1][1:] == ([math.ceil(columns / 8), 1, 1], [256, 1, 1]), launched
         else:

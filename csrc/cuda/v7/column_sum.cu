@@ -1328,6 +1328,14 @@ std::optional<Bands> column_a_thread_small_bands(const ColumnProblem<InT, OutT>&
                                   clusters, context.sm_count);
 }
 
+// A thread's rounds of the cluster kernel's loads (ColumnAThreadReads) in a
+// column a thread's clusters of `bands` (column_a_thread_small_bands).
+template <typename InT>
+int64_t cluster_rounds(const Bands& bands, int64_t rows) {
+  constexpr int64_t kRoundsARound = ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll;
+  return ceil_div(load_rounds_of(bands, kColumnClusterBlocks, rows), kRoundsARound);
+}
+
 // Whether a sum of 4-32 columns off the vector boundary that the interleaved
 // run reads (interleaves_columns) is read instead as a column a thread in the
 // clusters of `bands` (column_a_thread_small_bands). 1- and 2-byte integers,
@@ -1341,19 +1349,43 @@ std::optional<Bands> column_a_thread_small_bands(const ColumnProblem<InT, OutT>&
 // -> 3.66, fp16 10001x9 5.00 -> 3.37, fp64 5001x15 4.08 -> 2.98, int64
 // 10001x9 3.79 -> 3.45; where they are fewer blocks of up to 4 rounds, they
 // lost: fp32 30001x17 (40 blocks) 4.37 -> 4.98, fp16 30001x9 (24) 3.78 ->
-// 4.70, fp32 20001x17 4.20 -> 4.28, and at 64 blocks (under half of 132)
-// they would have won, left to the run: bf16 20001x31 4.78 -> 4.42, fp32
-// 20001x32 one element in 5.73 -> 4.95 (session 78, call 1).
+// 4.70, fp32 20001x17 4.20 -> 4.28 (session 78, call 1). Up to 3 rounds in
+// a quarter of the SMs or more, as aligned narrow integers take them
+// (aligned_narrow_integers_take_clusters), was mixed (session 79, call 3):
+// bf16 20001x31 (64 blocks) 4.79 -> 4.43, fp32 20001x32 one element in 5.21
+// -> 4.97, bf16 24001x31 4.82 -> 4.55, but fp64 24001x15 (64) 5.24 -> 5.56,
+// fp32 24001x17 (40) 4.25 -> 4.40, 20001x24 one element in (48) 4.41 ->
+// 4.51.
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, int sm_count) {
   if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
     return true;
   } else {
-    constexpr int64_t kRoundsARound =
-        ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll;
-    return load_rounds_of(bands, kColumnClusterBlocks, rows) <= 2 * kRoundsARound ||
+    return cluster_rounds<InT>(bands, rows) <= 2 ||
            2 * bands.count * kColumnClusterBlocks >= sm_count;
   }
+}
+
+// Whether 1- and 2-byte integer columns on the vector boundary, which the
+// interleaved run reads, are read instead as a column a thread in the
+// clusters of `bands`: where those give a thread at most 2 rounds of its
+// loads, or 3 in a quarter of the SMs or more. On an H200, dim=0, vector
+// bands -> run | clusters, us (the run's last block adding its 9-31 columns
+// in lane groups, reduce.cuh's sum_partials; benchmarks/NOTES.md, session
+// 79, call 3): up to 2 rounds, int8 5001x16 3.84 -> 4.42 | 2.91, int16
+// 10001x16 4.67 -> 4.33 | 3.65, 15001x32 5.58 -> 4.98 | 4.06; 3 rounds (10
+// of kUnroll rows) in 64-256 blocks, int16 20001x32 5.05 -> 5.27 | 4.71, int8
+// 20001x32 5.18 -> 4.94 | 4.46, int16 8x20001x8 dim=1 5.05 -> 5.03 | 4.80,
+// int16 16x20001x8 dim=1 5.78 -> 6.08 | 5.86 (but int8 16x20001x8 5.82 ->
+// 5.37 | 5.76); in 16-32 blocks, int16 20001x8 4.75 -> 4.03 | 4.24, 20001x16
+// 4.47 -> 4.11 | 4.35, int8 20001x16 4.81 -> 4.31 | 4.36, bool 20001x16 4.80
+// -> 4.31 | 4.36; 4 rounds, int16 30001x8 5.65 -> 4.05 | 4.87, int8 30001x32
+// (64 blocks) 5.45 -> 5.00 | 5.17, 30001x16 5.15 -> 4.47 | 5.09. The vector
+// bands won nowhere by more than 0.08.
+template <typename InT>
+bool aligned_narrow_integers_take_clusters(const Bands& bands, int64_t rows, int sm_count) {
+  const int64_t rounds = cluster_rounds<InT>(bands, rows);
+  return rounds <= 2 || (rounds <= 3 && 4 * bands.count * kColumnClusterBlocks >= sm_count);
 }
 
 }  // namespace
@@ -1382,25 +1414,25 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     return launch_interleaved_column_sum(problem, finish, context);
   }
   if (rows_aligned) {
-    // 1- and 2-byte integers' rows on the vector boundary take the run where
-    // a column a thread would not take clusters, else the vector bands. On
-    // an H200, dim=0, vector bands -> run, us: int8 70001x24 7.03 -> 5.95
-    // (Inductor 4.84), 40001x24 6.08 -> 5.57, 300001x16 8.83 -> 7.98, bool
-    // 50001x16 5.31 -> 4.86, int16 50001x16 5.16 -> 4.72, 200001x8 5.86 ->
-    // 5.52, uint8 70001x32 6.76 -> 6.72. Where a column a thread takes
-    // clusters, the run lost: int8 5001x16 3.83 -> 5.45, 20001x16 4.83 ->
-    // 5.52, 30001x32 5.45 -> 5.53, int16 16x20001x8 dim=1 5.77 -> 6.41; but
-    // won at int16 30001x8 (8 blocks of vector clusters) 5.65 -> 4.32 and
-    // 20001x16 4.49 -> 4.35 (aligned-narrow-integers-bounded-switch.patch,
-    // benchmarks/NOTES.md, session 78, call 2).
+    // 1- and 2-byte integers' rows on the vector boundary: a column a
+    // thread's clusters where aligned_narrow_integers_take_clusters says so,
+    // else the run; never the vector bands. Where a column a thread has no
+    // clusters, the run beat those bands: int8 70001x24 7.03 -> 5.95
+    // (Inductor 4.84), 300001x16 8.83 -> 7.98, int16 50001x16 5.16 -> 4.72
+    // (H200, dim=0, us; benchmarks/NOTES.md, session 78, call 2); where it
+    // has, the run or the clusters did (session 79, call 3).
     if (interleaves) {
       const Bands scalars = widest_bands<1>(problem);
-      const int64_t splits =
-          band_splits(scalars, problem.reduced.numel(),
-                      band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context));
-      if (!column_a_thread_small_bands(problem, {scalars, splits}, context).has_value()) {
-        return launch_interleaved_column_sum(problem, finish, context);
+      const int64_t rows = problem.reduced.numel();
+      const int64_t splits = band_splits(
+          scalars, rows, band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context));
+      const std::optional<Bands> small_bands =
+          column_a_thread_small_bands(problem, {scalars, splits}, context);
+      if (small_bands.has_value() &&
+          aligned_narrow_integers_take_clusters<InT>(*small_bands, rows, context.sm_count)) {
+        return launch_bands<InT, OutT, 1>(problem, finish, context);
       }
+      return launch_interleaved_column_sum(problem, finish, context);
     }
     return launch_bands<InT, OutT, kColumns>(problem, finish, context);
   }
