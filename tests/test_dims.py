@@ -451,6 +451,8 @@ COLUMN_CASES = [
     # of lanes, all columns in one turn (reduce.cuh's sum_partials).
     ("20001x9 float16", (20001, 9), torch.float16, [0], lambda x: x),
     ("20001x16 int8", (20001, 16), torch.int8, [0], lambda x: x),
+    # 24 columns of ~30 splits in each of 16 spans: lane groups of 8.
+    ("16x20001x24 int8", (16, 20001, 24), torch.int8, [1], lambda x: x),
     # 33 such columns in 64 spans of 8 splits each (fewer than a warp: the last
     # block of each span adds them a thread a column, or a second launch where
     # there are no counters).
@@ -499,6 +501,7 @@ FEW_ROWS_CASES = [
     ("4x40001 float32, a cluster a row", (4, 40001), torch.float32, [1], lambda x: x),
     ("3x40001 float16, misaligned rows", (3, 40001), torch.float16, [1], lambda x: x[:, 1:]),
     ("65x70001 float32, the row class", (65, 70001), torch.float32, [1], lambda x: x),
+    ("20x10000 float32, every other element", (20, 20000), torch.float32, [1], lambda x: x[:, ::2]),
     (
         "65x(2**20+1) float32, 4 MB misaligned rows",
         (65, 2**20 + 1),

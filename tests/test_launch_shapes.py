@@ -626,7 +626,8 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
             assert len(kernels) == 1 and "column_cluster_kernel" in kernels[0][0], kernels
             per_vector = elements_per_vector(dtype)
             narrow_integer = dtype.itemsize <= 2 and not dtype.is_floating_point
-            vector_columns = per_vector if columns % per_vector == 0 and not narrow_integer else 1
+            interleaves = narrow_integer and columns <= 32
+            vector_columns = per_vector if columns % per_vector == 0 and not interleaves else 1
             assert column_kernel_arguments(kernels[0][0])[:2] == (vector_columns, False), kernels
             assert kernels[0][1][:2] == grid, kernels
     result = torch.ops.reduce_opt.sum_v7(x, [0])
@@ -1220,7 +1221,9 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     if (columns <= 32 and not routed_by_clusters) or is_sm90_of_132_sms(x.device):
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
     if interleaved and is_sm90_of_132_sms(x.device):
-        if columns > 8 and launched[0][1][0] >= 32:
+        # A block per 4 vectors a thread of a span's 16-byte vectors, up to a wave.
+        splits = math.ceil(numel * dtype.itemsize / 16 / (256 * 4))
+        if columns > 8 and splits >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
             assert launched[1][1:] == ([math.ceil(columns / 8), 1, 1], [256, 1, 1]), launched
         else:

@@ -719,8 +719,9 @@ ONE_BYTE_OFF_BOUNDARY_VECTOR_CASES = [
     whole((2048, 50257), torch.bool),
 ]
 # 1- and 2-byte integer columns of 4-32 a row on the vector boundary, which
-# the vector bands read, small to long, against the interleaved run
-# (aligned-narrow-integers-bounded-switch.patch, letters u and a).
+# the vector bands read before session 78, small to long, against the
+# interleaved run (aligned-narrow-integers-bounded-switch.patch, letters u
+# and a).
 ALIGNED_NARROW_INTEGER_CASES = [
     whole((5001, 16), torch.int8),
     whole((20001, 16), torch.int8),
@@ -738,8 +739,9 @@ ALIGNED_NARROW_INTEGER_CASES = [
     whole((16, 20001, 8), torch.int16, (1,)),
 ]
 # Aligned 1- and 2-byte integer columns that a column a thread would read in
-# clusters, which keep the vector bands (session 78): small-clusters-switch
-# .patch's letters u (the run) and v (a column a thread's clusters).
+# clusters, which kept the vector bands in session 78 (the clusters or the
+# run since session 79): small-clusters-switch.patch's letters u (the run)
+# and v (a column a thread's clusters).
 ALIGNED_NARROW_SMALL_CASES = [
     whole((30001, 8), torch.int16),
     whole((10001, 8), torch.int16),

@@ -1402,7 +1402,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
                            problem.reduced, problem.outer.numel())) ||
       interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context);
   // Interleaved columns of 4-32 a row may take a column a thread's clusters
-  // (below, clusters_take_interleaved_columns); 2 and 3, and 33-64 (whose
+  // (below, clusters_take_interleaved_columns off the vector boundary,
+  // aligned_narrow_integers_take_clusters on it); 2 and 3, and 33-64 (whose
   // rule, interleaves_wide_columns, was timed against the bands alone),
   // always take the run. 1- and 2-byte integers of 2-3 columns: the row
   // class took them at 0.4-0.5x the run's speed (benchmarks/NOTES.md,
@@ -1414,9 +1415,9 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     return launch_interleaved_column_sum(problem, finish, context);
   }
   if (rows_aligned) {
-    // 1- and 2-byte integers' rows on the vector boundary: a column a
-    // thread's clusters where aligned_narrow_integers_take_clusters says so,
-    // else the run; never the vector bands. Where a column a thread has no
+    // 1- and 2-byte integers' interleaved rows on the vector boundary: a
+    // column a thread's clusters where aligned_narrow_integers_take_clusters
+    // says so, else the run; never the vector bands. Where a column a thread has no
     // clusters, the run beat those bands: int8 70001x24 7.03 -> 5.95
     // (Inductor 4.84), 300001x16 8.83 -> 7.98, int16 50001x16 5.16 -> 4.72
     // (H200, dim=0, us; benchmarks/NOTES.md, session 78, call 2); where it

@@ -19,7 +19,8 @@
 // threads a column). 1- and 2-byte integers sum their positions in int32
 // (interleaved_shape bounds the span for it). From 4 to 32 columns, a column
 // a thread's clusters take the sums they read in few rounds
-// (launch_column_sum: clusters_take_interleaved_columns).
+// (launch_column_sum: clusters_take_interleaved_columns,
+// aligned_narrow_integers_take_clusters).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -413,7 +414,8 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   // 14.32, fp64 200001x17 15.21 -> 13.01; up to 8 columns (a turn) within
   // 0.1 of each other, fp16 1000001x5 7.90 / 7.84, bf16 8x2^20x3 dim=1
   // 15.46 / 15.57 (benchmarks/NOTES.md, session 74). Of fewer splits, the
-  // last block adds them a thread a column in one turn (sum_partials): fp32
+  // last block adds all columns in one turn (sum_partials: 9-31 a group of
+  // lanes each, from session 79; more, a thread each): fp32
   // 64x20001x33 dim=1, 8 splits a span, 42.23 us there against 42.81 in a
   // second launch; bf16 8x100001x33 dim=1, 66 splits, 19.17 against 17.72
   // (session 71).

@@ -181,8 +181,9 @@ __device__ __forceinline__ void sum_partials_in_lane_groups(const AccT* partials
 }
 
 // result[o] = sum over s of partials[o * splits + s], in an order fixed by
-// (outputs, splits) alone, so the in-kernel finish and the second-launch
-// finish give the same bits. One output: the whole block; up to a warp each
+// (kBlock, outputs, splits) alone, so the in-kernel finish and the
+// second-launch finish give the same bits where both take the first
+// kernel's kBlock. One output: the whole block; up to a warp each
 // of the block's warps, or many of a warp's splits or more: a warp each; a
 // few more of fewer splits: a group of lanes each, all in one turn; many of
 // few splits: a thread each. A thread each added 33+ interleaved columns'
@@ -198,6 +199,7 @@ __device__ __forceinline__ void sum_partials_in_lane_groups(const AccT* partials
 template <int kBlock, int kBatch = 4, typename AccT, typename OutT>
 __device__ __forceinline__ void sum_partials(const AccT* partials, int64_t outputs, int64_t splits,
                                              OutT* result) {
+  static_assert(kBlock % kWarpSize == 0, "whole warps: the lane groups' shuffles");
   if (outputs == 1) {
     const AccT sum =
         sum_over_fixed_warps<kBlock / kWarpSize>(sum_every(partials, threadIdx.x, splits, kBlock));
