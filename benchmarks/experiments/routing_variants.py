@@ -816,6 +816,24 @@ SECOND_LIMIT_ROUNDS_CASES = [
     whole((20001, 20), torch.bfloat16),
     whole((18001, 31), torch.float32),
 ]
+# 1- and 2-byte integer columns of 4-32 a row off the vector boundary that a
+# column a thread reads in clusters (always, since session 77), of 2-4 of the
+# cluster kernel's rounds in 16-64 blocks: narrow-off-boundary-run-switch
+# .patch's letter o sends those of 3 rounds in under a quarter of the SMs, or
+# of 4, to the run, whose last block adds 9-31 columns in lane groups since
+# session 79.
+NARROW_OFF_BOUNDARY_RUN_CASES = [
+    whole((20001, 9), torch.int8),
+    whole((30001, 13), torch.int8),
+    whole((30001, 31), torch.int8),
+    whole((20001, 17), torch.int8),
+    whole((20001, 9), torch.int16),
+    whole((20001, 13), torch.int16),
+    whole((30001, 15), torch.int16),
+    whole((20001, 31), torch.int16),
+    whole((25001, 11), torch.bool),
+    whole((30001, 7), torch.uint8),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -868,6 +886,7 @@ CASE_SETS = {
     "wide_parking": WIDE_PARKING_CASES,
     "aligned_narrow_rounds": ALIGNED_NARROW_ROUNDS_CASES,
     "second_limit_rounds": SECOND_LIMIT_ROUNDS_CASES,
+    "narrow_off_boundary_run": NARROW_OFF_BOUNDARY_RUN_CASES,
 }
 
 
