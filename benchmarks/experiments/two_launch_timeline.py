@@ -36,14 +36,9 @@ import torch
 
 import torch_reduce  # noqa: F401  (registers torch.ops.reduce_opt)
 from benchmarks.check import reference, verify
+from benchmarks.inputs import random_data
 
 DTYPES = (torch.float32, torch.int32, torch.bfloat16)
-
-
-def make_input(dtype: torch.dtype, shape: tuple[int, ...]) -> torch.Tensor:
-    if dtype.is_floating_point:
-        return torch.randn(shape, device="cuda", dtype=dtype)
-    return torch.randint(-1000, 1000, shape, device="cuda", dtype=dtype)
 
 
 def check(name: str, result: torch.Tensor, x: torch.Tensor, dims: tuple[int, ...] | None) -> None:
@@ -153,7 +148,7 @@ def main() -> None:
                 ),
                 "Inductor": torch.compile(torch_sum, dynamic=False, fullgraph=True),
             }
-            x = make_input(dtype, shape)
+            x = random_data(shape, dtype, torch.device("cuda"))
             for name, sum_fn in candidates.items():
                 graph, out = captured(sum_fn, x)
                 graph.replay()
