@@ -1417,8 +1417,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   if (rows_aligned) {
     // 1- and 2-byte integers' interleaved rows on the vector boundary: a
     // column a thread's clusters where aligned_narrow_integers_take_clusters
-    // says so, else the run; never the vector bands. Where a column a thread has no
-    // clusters, the run beat those bands: int8 70001x24 7.03 -> 5.95
+    // says so, else the run; never the vector bands. Where a column a thread
+    // has no clusters, the run beat those bands: int8 70001x24 7.03 -> 5.95
     // (Inductor 4.84), 300001x16 8.83 -> 7.98, int16 50001x16 5.16 -> 4.72
     // (H200, dim=0, us; benchmarks/NOTES.md, session 78, call 2); where it
     // has, the run or the clusters did (session 79, call 3).

@@ -183,13 +183,13 @@ __device__ __forceinline__ void sum_partials_in_lane_groups(const AccT* partials
 // result[o] = sum over s of partials[o * splits + s], in an order fixed by
 // (kBlock, outputs, splits) alone, so the in-kernel finish and the
 // second-launch finish give the same bits where both take the first
-// kernel's kBlock. One output: the whole block; up to a warp each
-// of the block's warps, or many of a warp's splits or more: a warp each; a
-// few more of fewer splits: a group of lanes each, all in one turn; many of
-// few splits: a thread each. A thread each added 33+ interleaved columns'
-// hundreds of splits in a chain of loads 4 at a time: fp32 20001x66 dim=0
-// took 24.5 us interleaved (session 63), 11.0 with a warp each and a gather
-// of 1-4 threads a column (H200, benchmarks/NOTES.md, session 70); since
+// kernel's kBlock. One output: the whole block; up to one a warp, or any
+// number of a warp's splits or more each: a warp each; up to 31 of fewer
+// splits: a group of lanes each, all in one turn; more of fewer splits: a
+// thread each. A thread each added 33+ interleaved columns' hundreds of
+// splits in a chain of loads 4 at a time: fp32 20001x66 dim=0 took 24.5 us
+// interleaved (session 63), 11.0 with a warp each and a gather of 1-4
+// threads a column (H200, benchmarks/NOTES.md, session 70); since
 // session 71 those columns finish in warp_an_output_kernel, in the warp-each
 // order below. A warp each took 9-31 outputs of few splits in 2-4 turns,
 // each a round trip to L2: the interleaved run's 16 columns in one launch
