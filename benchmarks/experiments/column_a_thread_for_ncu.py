@@ -54,6 +54,11 @@ CASES = {
     # and a column a thread since.
     "bool4095": ((1024, 4095), torch.bool),
     "bool4096": ((1024, 4096), torch.bool),
+    # Small aligned narrow-integer sums that trail Inductor by 0.7-1.0 us on
+    # any route (session 79): the interleaved run in one launch (int8, 20
+    # splits) and with a second (int16, 40 splits), beside Inductor's kernels.
+    "int8x16": ((20001, 16), torch.int8),
+    "int16x16": ((20001, 16), torch.int16),
 }
 
 
