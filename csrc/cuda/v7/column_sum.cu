@@ -1312,24 +1312,34 @@ bool rows_are_vector_aligned(const ColumnProblem<InT, OutT>& problem) {
   return true;
 }
 
-// The bands in which a flat column a thread would read `problem` in
-// small_sum_bands' clusters, if any: launch_band_kernels' first rule, for its
-// `widest` bands and their splits in a wave of column_sum_kernel (band_wave),
-// and its cluster kernel.
+// How a column a thread would read `problem`: its widest bands and their
+// splits in a wave of column_sum_kernel (band_wave), and, for a flat one, the
+// bands in which it reads it in small_sum_bands' clusters, if any
+// (launch_band_kernels' first rule, with its cluster kernel).
+struct ColumnAThread {
+  SplitBands widest;
+  int64_t wave;
+  std::optional<Bands> small_bands;
+};
+
 template <typename InT, typename OutT>
-std::optional<Bands> column_a_thread_small_bands(const ColumnProblem<InT, OutT>& problem,
-                                                 const SplitBands& widest,
-                                                 const LaunchContext& context) {
-  if (!has_flat_index(problem)) return std::nullopt;
+ColumnAThread column_a_thread(const ColumnProblem<InT, OutT>& problem,
+                              const LaunchContext& context) {
+  const Bands widest = widest_bands<1>(problem);
+  const int64_t rows = problem.reduced.numel();
+  const int64_t wave = band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context);
+  const int64_t splits = band_splits(widest, rows, wave);
+  if (!has_flat_index(problem)) return {{widest, splits}, wave, std::nullopt};
   constexpr auto cluster = column_cluster_kernel<InT, OutT, 1, false, true>;
   const ClusterCapacity clusters =
       cluster_capacity<cluster, kColumnClusterBlocks>(context.device, kBlock);
-  return small_sum_bands<1, true>(problem, widest.bands, problem.reduced.numel(), widest.splits,
-                                  clusters, context.sm_count);
+  return {{widest, splits},
+          wave,
+          small_sum_bands<1, true>(problem, widest, rows, splits, clusters, context.sm_count)};
 }
 
 // A thread's rounds of the cluster kernel's loads (ColumnAThreadReads) in a
-// column a thread's clusters of `bands` (column_a_thread_small_bands).
+// column a thread's clusters of `bands` (column_a_thread's small_bands).
 template <typename InT>
 int64_t cluster_rounds(const Bands& bands, int64_t rows) {
   constexpr int64_t kRoundsARound = ColumnAThreadReads<InT, /*kInCluster=*/true>::kLoads / kUnroll;
@@ -1338,7 +1348,7 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 
 // Whether a sum of 4-32 columns off the vector boundary that the interleaved
 // run reads (interleaves_columns) is read instead as a column a thread in the
-// clusters of `bands` (column_a_thread_small_bands). 1- and 2-byte integers,
+// clusters of `bands` (column_a_thread's small_bands). 1- and 2-byte integers,
 // whose run sums positions in int32, always: on an H200, dim=0, run ->
 // clusters, us: int8 30001x31 5.46 -> 5.22, 20001x17 6.17 -> 4.43, int16
 // 20001x31 5.19 -> 4.68, bool 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md,
@@ -1423,14 +1433,9 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // (H200, dim=0, us; benchmarks/NOTES.md, session 78, call 2); where it
     // has, the run or the clusters did (session 79, call 3).
     if (interleaves) {
-      const Bands scalars = widest_bands<1>(problem);
-      const int64_t rows = problem.reduced.numel();
-      const int64_t splits = band_splits(
-          scalars, rows, band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context));
-      const std::optional<Bands> small_bands =
-          column_a_thread_small_bands(problem, {scalars, splits}, context);
-      if (small_bands.has_value() &&
-          aligned_narrow_integers_take_clusters<InT>(*small_bands, rows, context.sm_count)) {
+      const std::optional<Bands> small_bands = column_a_thread(problem, context).small_bands;
+      if (small_bands.has_value() && aligned_narrow_integers_take_clusters<InT>(
+                                         *small_bands, problem.reduced.numel(), context.sm_count)) {
         return launch_bands<InT, OutT, 1>(problem, finish, context);
       }
       return launch_interleaved_column_sum(problem, finish, context);
@@ -1459,9 +1464,7 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
   // the sums it reads in clusters take it first.
   if (problem.reduced.ndim == 1) {
     const int64_t rows = problem.reduced.numel();
-    const Bands scalars = widest_bands<1>(problem);
-    const int64_t scalar_wave = band_wave<InT, OutT, 1, /*kOffBoundary=*/false>(problem, context);
-    const int64_t scalar_splits = band_splits(scalars, rows, scalar_wave);
+    const ColumnAThread scalars = column_a_thread(problem, context);
     // A flat column a thread that small_sum_bands reads in clusters, before
     // off-boundary vectors, which it never gives clusters (they finish through
     // L2, or in the clusters of the rules after it). On an H200
@@ -1472,8 +1475,7 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
     // us at most. The int32, 8-byte and 1-byte sums it moves (session 67):
     // small_sum_bands.
-    const std::optional<Bands> small_bands =
-        column_a_thread_small_bands(problem, {scalars, scalar_splits}, context);
+    const std::optional<Bands>& small_bands = scalars.small_bands;
     if (small_bands.has_value() && (!interleaves || clusters_take_interleaved_columns<InT>(
                                                         *small_bands, rows, context.sm_count))) {
       return launch_bands<InT, OutT, 1>(problem, finish, context);
@@ -1498,8 +1500,9 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
       const SplitBands vectors =
           few_bands_narrowed<kColumns>(problem, widest, rows, vector_wave).value_or(widest);
       const int64_t vector_blocks = std::min(vector_wave, vectors.bands.count * vectors.splits);
-      const int64_t scalar_blocks = std::min(scalar_wave, scalars.count * scalar_splits);
-      if (3 * vector_blocks * scalar_wave >= 2 * scalar_blocks * vector_wave) {
+      const int64_t scalar_blocks =
+          std::min(scalars.wave, scalars.widest.bands.count * scalars.widest.splits);
+      if (3 * vector_blocks * scalars.wave >= 2 * scalar_blocks * vector_wave) {
         return launch_bands<InT, OutT, kColumns, /*kOffBoundary=*/true>(problem, finish, context);
       }
     }
