@@ -85,6 +85,12 @@ def elements_per_vector(dtype):
     return 16 // dtype.itemsize
 
 
+def sums_positions_in_int32(dtype):
+    """1- and 2-byte integers (bool too), whose interleaved run sums in int32 and
+    which interleave on the vector boundary too (problem.h's twin)."""
+    return dtype.itemsize <= 2 and not dtype.is_floating_point
+
+
 def is_sm90_of_132_sms(device):
     """Whether `device` is an H100 or H200 (sm_90, 132 multiprocessors), the GPUs on
     which the column-sum launch shapes below were measured and are asserted."""
@@ -625,8 +631,7 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
         else:
             assert len(kernels) == 1 and "column_cluster_kernel" in kernels[0][0], kernels
             per_vector = elements_per_vector(dtype)
-            narrow_integer = dtype.itemsize <= 2 and not dtype.is_floating_point
-            interleaves = narrow_integer and columns <= 32
+            interleaves = sums_positions_in_int32(dtype) and columns <= 32
             vector_columns = per_vector if columns % per_vector == 0 and not interleaves else 1
             assert column_kernel_arguments(kernels[0][0])[:2] == (vector_columns, False), kernels
             assert kernels[0][1][:2] == grid, kernels
@@ -1216,7 +1221,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     # From 4 to 32 columns, the routes of the sums the run may take hang on the
     # clusters' capacity: rows off the vector boundary, and 1- and 2-byte integers.
     aligned = element_offset == 0 and columns % min(elements_per_vector(dtype), 8) == 0
-    narrow_integer = dtype.itemsize <= 2 and not dtype.is_floating_point
+    narrow_integer = sums_positions_in_int32(dtype)
     routed_by_clusters = 4 <= columns <= 32 and (narrow_integer or not aligned)
     if (columns <= 32 and not routed_by_clusters) or is_sm90_of_132_sms(x.device):
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
