@@ -271,9 +271,13 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # head of 14 to a tail of 1; on Hopper and newer a second launch adds the
         # splits, a warp a column.
         "70001x31 int8, 2 elements in": shaped_ending_at_allocation_end((70001, 31), torch.int8, 2),
-        # 16 such columns on the vector boundary in 20 splits (a 132-SM GPU): the
-        # last block adds each column's partials in a group of 16 lanes (sum_partials).
+        # 16 such columns on the vector boundary in blocks of 2 loads a thread (those of
+        # 4 would fill under a quarter of a 132-SM GPU), 40 splits that a second launch
+        # adds, a warp a column.
         "20001x16 int8": shaped_ending_at_allocation_end((20001, 16), torch.int8, 0),
+        # 9 fp16 columns in 2 spans (over dim 1) of 22 splits: the last block of each
+        # adds each column's partials in a group of 16 lanes (sum_partials).
+        "2x20001x9 float16": shaped_ending_at_allocation_end((2, 20001, 9), torch.float16, 0),
         # 33 interleaved columns, long enough for the run of vectors past 32 columns
         # (a round of loads a thread of a wave on a 132-SM GPU: 1.2M vectors against
         # 541k): threads a column, and 256 splits a column that a second launch adds,

@@ -446,12 +446,17 @@ COLUMN_CASES = [
         lambda x: x[:, 1:],
     ),
     ("260x4000x3 float32", (260, 4000, 3), torch.float32, [1], lambda x: x),
-    # 9 and 16 such columns in fewer splits than a warp (on a 132-SM GPU): the
-    # last block (or a second launch) adds each column's partials in a group
-    # of lanes, all columns in one turn (reduce.cuh's sum_partials).
+    # 9 and 16 such columns in a block per 2 loads a thread (blocks of 4 would
+    # fill under a quarter of a 132-SM GPU): 44 and 40 splits, which a second
+    # launch adds, a warp a column.
     ("20001x9 float16", (20001, 9), torch.float16, [0], lambda x: x),
     ("20001x16 int8", (20001, 16), torch.int8, [0], lambda x: x),
-    # 24 columns of ~30 splits in each of 16 spans: lane groups of 8.
+    # 9 such columns of 22 splits in each of 2 spans, fewer than a warp: the
+    # last block of each span (or a second launch) adds each column's partials
+    # in a group of 16 lanes, all columns in one turn (reduce.cuh's
+    # sum_partials); 24 columns of ~30 splits in each of 16 spans, lane groups
+    # of 8.
+    ("2x20001x9 float16", (2, 20001, 9), torch.float16, [1], lambda x: x),
     ("16x20001x24 int8", (16, 20001, 24), torch.int8, [1], lambda x: x),
     # 33 such columns in 64 spans of 8 splits each (fewer than a warp: the last
     # block of each span adds them a thread a column, or a second launch where

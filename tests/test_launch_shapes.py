@@ -1137,6 +1137,9 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((20001, 17), torch.int8, 0, False),
         ((70001, 24), torch.int8, 0, True),
         ((20001, 16), torch.int8, 0, True),
+        ((20001, 8), torch.int16, 0, True),
+        ((30001, 8), torch.uint8, 0, True),
+        ((20001, 9), torch.float16, 0, True),
         ((5001, 16), torch.int8, 0, False),
         ((20001, 32), torch.int16, 0, False),
         ((50001, 16), torch.int16, 0, True),
@@ -1206,7 +1209,10 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     whose clusters give a thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of
     31, bf16 5001 of 31) or fill half the SMs, while fp32 30001 rows of 17, fp16 30001 of 9
     and fp32 20001 of 32 an element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the
-    run; asserted on sm_90 with 132 SMs, as the clusters' capacity decides. Not there: 32
+    run; asserted on sm_90 with 132 SMs, as the clusters' capacity decides. A block per
+    round of 4 loads a thread, or of 2 where blocks of 4 would fill under a quarter of the
+    SMs (int8 20001 rows of 16: 40 blocks, not 20; int16 20001 of 8: 40; uint8 30001 of 8:
+    30; fp16 20001 of 9: 44). Not there: 32
     fp32 columns from a vector boundary (the band kernels' vectors), spans under 256 vectors
     (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements
     a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
@@ -1226,8 +1232,13 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     if (columns <= 32 and not routed_by_clusters) or is_sm90_of_132_sms(x.device):
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
     if interleaved and is_sm90_of_132_sms(x.device):
-        # A block per 4 vectors a thread of a span's 16-byte vectors, up to a wave.
-        splits = math.ceil(numel * dtype.itemsize / 16 / (256 * 4))
+        # A block per 4 vectors a thread of a span's 16-byte vectors, up to a wave; per
+        # 2 where blocks of 4 would fill under a quarter of the SMs.
+        vectors = numel // elements_per_vector(dtype)
+        splits = math.ceil(vectors / (256 * 4))
+        if 4 * splits < 132:
+            splits = math.ceil(vectors / (256 * 2))
+            assert launched[0][1] == [splits, 1, 1], launched
         if columns > 8 and splits >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
             assert launched[1][1:] == ([math.ceil(columns / 8), 1, 1], [256, 1, 1]), launched

@@ -834,6 +834,29 @@ NARROW_OFF_BOUNDARY_RUN_CASES = [
     whole((25001, 11), torch.bool),
     whole((30001, 7), torch.uint8),
 ]
+# Interleaved runs whose blocks of 4 loads a thread fill under a quarter of the
+# SMs, which take blocks of 2 since session 80 (run_shape), beside 2-5 column
+# runs that call 3 did not time, the edge (int8 32001x16: 32 blocks at 4
+# loads, 63 at 2; fp16 30001x9: 33 blocks stays at 4), and 2x20001x9's two
+# spans of 22 splits (lane groups of 16 in the last block). Timed in a build
+# of each rule (the final one and interleaved-four-loads-revert.patch).
+FEW_BLOCKS_RUN_CASES = [
+    whole((20001, 8), torch.int8),
+    whole((25001, 16), torch.int8),
+    whole((30001, 16), torch.bool),
+    whole((30001, 8), torch.uint8),
+    whole((20001, 8), torch.int16),
+    whole((20001, 16), torch.int16),
+    whole((20001, 9), torch.float16),
+    whole((32001, 16), torch.int8),
+    whole((30001, 9), torch.float16),
+    whole((2, 20001, 9), torch.float16, (1,)),
+    whole((20001, 3), torch.float32),
+    whole((40001, 3), torch.bfloat16),
+    whole((30001, 3), torch.int16),
+    whole((10001, 5), torch.float32),
+    whole((40001, 5), torch.bfloat16),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -887,6 +910,7 @@ CASE_SETS = {
     "aligned_narrow_rounds": ALIGNED_NARROW_ROUNDS_CASES,
     "second_limit_rounds": SECOND_LIMIT_ROUNDS_CASES,
     "narrow_off_boundary_run": NARROW_OFF_BOUNDARY_RUN_CASES,
+    "few_blocks_run": FEW_BLOCKS_RUN_CASES,
 }
 
 

@@ -42,6 +42,9 @@ constexpr int kWarps = kThreads / kWarpSize;
 // 8 fp32 sums and 4 vectors for 16-bit inputs, 16 int32 ones for 1-byte.
 constexpr int kRegisters = 64;
 constexpr int kLoads = 4;
+// A thread's loads a round where blocks of kLoads would fill under a quarter
+// of the SMs (run_shape).
+constexpr int kFewBlocksLoads = 2;
 // Threads that add a column's parked positions past 32 columns: all columns at
 // once, where a warp a column would take up to 8 turns a warp.
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
@@ -156,8 +159,8 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // splits + split], which the last block of the span adds (finish_in_last_block)
 // or a second launch does: where there are no counters, and past 8 columns
 // of a warp's splits or more (launch_interleaved_column_sum). kByElement:
-// parked_index.
-template <typename InT, typename OutT, bool kByElement>
+// parked_index. kRoundLoads: a thread's loads a round (run_shape).
+template <typename InT, typename OutT, bool kByElement, int kRoundLoads>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
     interleaved_column_kernel(int64_t stride, acc_t<InT>* partials, unsigned int* counters,
                               InterleavedSpans<InT, OutT> spans) {
@@ -203,16 +206,17 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   const int64_t first = int64_t(blockIdx.x) * kThreads + thread;
   if (first < stride) {
     const Vector<InT>* vector = reinterpret_cast<const Vector<InT>*>(span + head) + first;
-    for (int64_t v = first; v < num_vectors; v += kLoads * stride, vector += kLoads * stride) {
+    for (int64_t v = first; v < num_vectors;
+         v += kRoundLoads * stride, vector += kRoundLoads * stride) {
       // A vector past the span loads the thread's first of the round again
       // and is not added: the loads stay one straight run.
-      Vector<InT> batch[kLoads];
+      Vector<InT> batch[kRoundLoads];
 #pragma unroll
-      for (int u = 0; u < kLoads; ++u) {
+      for (int u = 0; u < kRoundLoads; ++u) {
         batch[u] = load_streaming(v + u * stride < num_vectors ? vector + u * stride : vector);
       }
 #pragma unroll
-      for (int u = 0; u < kLoads; ++u) {
+      for (int u = 0; u < kRoundLoads; ++u) {
         if (v + u * stride < num_vectors) {
 #pragma unroll
           for (int k = 0; k < kVec; ++k) sums[k] += static_cast<SumT>(batch[u].values[k]);
@@ -287,14 +291,37 @@ int64_t span_vectors(const ColumnProblem<InT, OutT>& problem) {
   return span_elements(problem) / kElementsPerVector<InT>;
 }
 
-// The run's splits a span: a block per round of kLoads vectors a thread, up
-// to a wave over all spans and as many as the held partials hold.
+// The run's loads a thread a round, and its splits a span: a block per round
+// of the loads, up to a wave over all spans and as many as the held partials
+// hold.
+struct RunShape {
+  int loads;
+  int64_t splits;
+};
+
+// kLoads a thread, or kFewBlocksLoads (twice the blocks) where blocks of
+// kLoads would fill under a quarter of the SMs: there a block's one or two
+// rounds and its adds after the barrier are the read's whole time, on a few
+// SMs. H200, graph, dim=0, us, 4 -> 2 loads (blocks in all at 4 loads;
+// benchmarks/NOTES.md, session 80, call 3): int8 20001x8 (10) 4.20 -> 4.05,
+// 25001x16 (25) 4.56 -> 4.07, 30001x16 (30) 4.47 -> 4.09, bool 30001x16 (30)
+// 4.56 -> 4.06, uint8 30001x8 (15) 4.36 -> 4.11, int16 20001x8 (20) 3.99 ->
+// 3.91, fp16 20001x9 (22) 4.11 -> 3.83. From 49 blocks up, 2 loads lost or
+// tied: int16 25001x16 (49) 4.13 -> 4.20, bf16 20001x31 (76) 4.79 -> 5.02,
+// int32 30001x17 (125) 4.74 -> 5.22, int8 70001x31 (132) 6.75 -> 8.14,
+// fp16 200001x9 (220) 5.05 -> 5.62. One load a round (four times the
+// blocks) gained 0.01-0.08 more on 8 columns and lost on 16.
 template <typename InT, typename OutT>
-int64_t run_splits(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
-                   int64_t wave) {
+RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity, int64_t wave,
+                   int sm_count) {
   const int64_t spans = problem.outer.numel();
-  return split_count(spans, ceil_div(span_vectors(problem), int64_t(kThreads) * kLoads), wave,
-                     std::max<int64_t>(1, partials_capacity / (spans * problem.inner_outputs)));
+  const auto splits_of = [&](int loads) {
+    return split_count(spans, ceil_div(span_vectors(problem), int64_t(kThreads) * loads), wave,
+                       std::max<int64_t>(1, partials_capacity / (spans * problem.inner_outputs)));
+  };
+  const int64_t splits = splits_of(kLoads);
+  if (4 * spans * splits < sm_count) return {kFewBlocksLoads, splits_of(kFewBlocksLoads)};
+  return {kLoads, splits};
 }
 
 // The kernel that launch_warp_an_output launches for the run's splits.
@@ -365,10 +392,10 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
         (rows_aligned && (sizeof(InT) == 8 || spans > 1))) {
       return false;
     }
-    const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false>>(
+    const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false, kLoads>>(
         kThreads, context.device, context.sm_count);
     const int64_t elements = spans * span_elements(problem);
-    const int64_t splits = run_splits(problem, partials_capacity, wave);
+    const auto [loads, splits] = run_shape(problem, partials_capacity, wave, context.sm_count);
     // 2.4 was measured with the finish a warp a column started early.
     const bool finishes_early =
         finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
@@ -382,7 +409,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // (H200, benchmarks/NOTES.md, session 74, call 5; confirmed in session
     // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
     // 50001x63's loss between them. Measured in one span only.
-    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * kLoads;
+    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * loads;
     return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
@@ -396,11 +423,12 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   constexpr int kVec = kElementsPerVector<InT>;
   const int64_t columns = problem.inner_outputs;
   const int64_t groups = problem.outer.numel();
-  // One wave for both parkings' kernels: the same launch bounds, and 64
-  // registers each on sm_90 (ptxas).
-  const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false>>(
+  // One wave for every kernel of the run: the same launch bounds, and 63-64
+  // registers each on sm_90 at kLoads (ptxas); the wave bounds kLoads'
+  // splits, and kFewBlocksLoads' are under a quarter of the SMs' worth.
+  const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false, kLoads>>(
       kThreads, context.device, context.sm_count);
-  const int64_t splits = run_splits(problem, finish.partials_capacity, wave);
+  const auto [loads, splits] = run_shape(problem, finish.partials_capacity, wave, context.sm_count);
   const int64_t period = columns / std::gcd(columns, int64_t(kVec));
   const int64_t threads = splits * kThreads;
   TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
@@ -422,9 +450,12 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   const bool warp_a_column = finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device);
   if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
   const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
-  const auto kernel = columns % 8 == 0 && columns <= kWarpSize
-                          ? interleaved_column_kernel<InT, OutT, true>
-                          : interleaved_column_kernel<InT, OutT, false>;
+  const bool by_element = columns % 8 == 0 && columns <= kWarpSize;
+  const auto kernel =
+      loads == kLoads ? (by_element ? interleaved_column_kernel<InT, OutT, true, kLoads>
+                                    : interleaved_column_kernel<InT, OutT, false, kLoads>)
+                      : (by_element ? interleaved_column_kernel<InT, OutT, true, kFewBlocksLoads>
+                                    : interleaved_column_kernel<InT, OutT, false, kFewBlocksLoads>);
   kernel<<<grid, kThreads, 0, context.stream>>>(threads - threads % period, finish.partials,
                                                 finish.counter, interleaved_spans(problem));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
