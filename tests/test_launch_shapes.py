@@ -1219,7 +1219,8 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     vector boundary, 65 columns and integers. Past 32 columns, the routing is asserted on
     sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the last block's
     warps: 9, 32 and more) of a warp's splits or more a second launch adds the splits, a
-    warp a column, and otherwise (3 and 5 columns; 16 of 20 splits) the last block does."""
+    warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31 columns
+    of fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")

@@ -308,7 +308,7 @@ struct RunShape {
 // 4.56 -> 4.06, uint8 30001x8 (15) 4.36 -> 4.11, int16 20001x8 (20) 3.99 ->
 // 3.91, fp16 20001x9 (22) 4.11 -> 3.83. From 49 blocks up, 2 loads lost or
 // tied: int16 25001x16 (49) 4.13 -> 4.20, bf16 20001x31 (76) 4.79 -> 5.02,
-// int32 30001x17 (125) 4.74 -> 5.22, int8 70001x31 (132) 6.75 -> 8.14,
+// int32 30001x17 (125) 4.74 -> 5.22, int8 70001x31 (133) 6.75 -> 8.14,
 // fp16 200001x9 (220) 5.05 -> 5.62. One load a round (four times the
 // blocks) gained 0.01-0.08 more on 8 columns and lost on 16.
 template <typename InT, typename OutT>
@@ -424,8 +424,9 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   const int64_t columns = problem.inner_outputs;
   const int64_t groups = problem.outer.numel();
   // One wave for every kernel of the run: the same launch bounds, and 63-64
-  // registers each on sm_90 at kLoads (ptxas); the wave bounds kLoads'
-  // splits, and kFewBlocksLoads' are under a quarter of the SMs' worth.
+  // registers each on sm_90 (ptxas). kFewBlocksLoads' splits, taken where
+  // kLoads' fill under a quarter of the SMs, are about twice those: far
+  // under a wave.
   const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false, kLoads>>(
       kThreads, context.device, context.sm_count);
   const auto [loads, splits] = run_shape(problem, finish.partials_capacity, wave, context.sm_count);
