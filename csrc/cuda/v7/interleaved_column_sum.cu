@@ -310,7 +310,11 @@ struct RunShape {
 // tied: int16 25001x16 (49) 4.13 -> 4.20, bf16 20001x31 (76) 4.79 -> 5.02,
 // int32 30001x17 (125) 4.74 -> 5.22, int8 70001x31 (133) 6.75 -> 8.14,
 // fp16 200001x9 (220) 5.05 -> 5.62. One load a round (four times the
-// blocks) gained 0.01-0.08 more on 8 columns and lost on 16.
+// blocks) gained 0.01-0.08 more on 8 columns and lost on 16. A build of each
+// rule (call 4) confirmed those gains and timed 3-5 columns and the edge:
+// fp32 20001x3 (15) 3.49 -> 3.38, bf16 40001x3 (15) 3.83 -> 3.72, int16
+// 30001x3 (11) 4.12 -> 3.88, bf16 40001x5 (25) 3.80 -> 3.77, int8 32001x16
+// (32) 4.27 -> 4.12; fp16 30001x9 (33) keeps 4 loads.
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity, int64_t wave,
                    int sm_count) {
