@@ -55,10 +55,15 @@ CASES = {
     "bool4095": ((1024, 4095), torch.bool),
     "bool4096": ((1024, 4096), torch.bool),
     # Small aligned narrow-integer sums that trail Inductor by 0.7-1.0 us on
-    # any route (session 79): the interleaved run in one launch (int8, 20
-    # splits) and with a second (int16, 40 splits), beside Inductor's kernels.
+    # any route (session 79): the interleaved run with a second launch, of 2
+    # loads a thread since session 80 (int8, 40 splits), and of 4 (int16, 40
+    # splits), beside Inductor's kernels. Per-warp instructions (session 80,
+    # Next 1): --metrics smsp__inst_executed.sum,smsp__warps_launched.sum,
+    # sm__cycles_elapsed.max.
     "int8x16": ((20001, 16), torch.int8),
     "int16x16": ((20001, 16), torch.int16),
+    # 2 loads a thread in one launch (uint8, 30 splits, 8 columns).
+    "uint8x8": ((30001, 8), torch.uint8),
 }
 
 
