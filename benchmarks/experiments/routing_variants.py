@@ -857,6 +857,30 @@ FEW_BLOCKS_RUN_CASES = [
     whole((10001, 5), torch.float32),
     whole((40001, 5), torch.bfloat16),
 ]
+# Off-boundary 1- and 2-byte integer columns that the rule of session 81
+# (clusters_take_interleaved_columns: the run from 3 rounds of the clusters'
+# loads for 2-byte, 4 for 1-byte, in under a quarter of the SMs) was not
+# fitted on: 1-byte at 3 rounds (clusters), at 4-5 (the run); 2-byte at 3
+# (the run); 40-56 blocks (clusters); two spans. Letters of
+# run-crossover-switch.patch: r (the run), c (the clusters).
+NARROW_OFF_BOUNDARY_RULE_CASES = [
+    whole((20001, 13), torch.uint8),
+    whole((18001, 7), torch.bool),
+    whole((22001, 11), torch.int8),
+    whole((30001, 9), torch.int8),
+    whole((26001, 15), torch.uint8),
+    whole((40001, 13), torch.bool),
+    whole((32001, 5), torch.int8),
+    whole((20001, 7), torch.int16),
+    whole((18001, 15), torch.int16),
+    whole((17001, 11), torch.int16),
+    whole((40001, 11), torch.int16),
+    whole((30001, 21), torch.int16),
+    whole((30001, 19), torch.int8),
+    whole((20001, 27), torch.int16),
+    whole((4, 20001, 9), torch.int16, (1,)),
+    whole((2, 30001, 13), torch.int8, (1,)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -911,6 +935,7 @@ CASE_SETS = {
     "second_limit_rounds": SECOND_LIMIT_ROUNDS_CASES,
     "narrow_off_boundary_run": NARROW_OFF_BOUNDARY_RUN_CASES,
     "few_blocks_run": FEW_BLOCKS_RUN_CASES,
+    "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
 

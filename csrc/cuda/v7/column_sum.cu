@@ -1348,31 +1348,46 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 
 // Whether a sum of 4-32 columns off the vector boundary that the interleaved
 // run reads (interleaves_columns) is read instead as a column a thread in the
-// clusters of `bands` (column_a_thread's small_bands). 1- and 2-byte integers,
-// whose run sums positions in int32, always: on an H200, dim=0, run ->
-// clusters, us: int8 30001x31 5.46 -> 5.22, 20001x17 6.17 -> 4.43, int16
-// 20001x31 5.19 -> 4.68, bool 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md,
-// session 77, calls 2-3). The other types where the clusters give a thread
-// at most 2 rounds of its loads (small_sum_bands' first limit) or fill half
-// the SMs or more: fp32 5001x13 4.11 -> 2.68 (Inductor 2.75), 3001x31 5.60
-// -> 2.80, 10001x31 4.59 -> 3.86, bf16 5001x31 6.64 -> 2.83, 10001x31 4.61
-// -> 3.66, fp16 10001x9 5.00 -> 3.37, fp64 5001x15 4.08 -> 2.98, int64
-// 10001x9 3.79 -> 3.45; where they are fewer blocks of up to 4 rounds, they
-// lost: fp32 30001x17 (40 blocks) 4.37 -> 4.98, fp16 30001x9 (24) 3.78 ->
-// 4.70, fp32 20001x17 4.20 -> 4.28 (session 78, call 1). Up to 3 rounds in
-// a quarter of the SMs or more, as aligned narrow integers take them
+// clusters of `bands` (column_a_thread's small_bands).
+//
+// 1- and 2-byte integers, whose run sums positions in int32: where the
+// clusters fill a quarter of the SMs or more, or give a thread at most 3
+// rounds of their loads (1-byte) or 2 (2-byte). Against the run of 4 loads a
+// thread, the clusters won everywhere: on an H200, dim=0, run -> clusters,
+// us: int8 30001x31 5.46 -> 5.22, 20001x17 6.17 -> 4.43, int16 20001x31
+// 5.19 -> 4.68, bool 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md, session 77,
+// calls 2-3). Against the run of 2 loads where it has few blocks (run_shape,
+// session 80), the clusters of 16-32 blocks lost from 3 rounds (2-byte) or 4
+// (1-byte), clusters -> run (session 81, call 1): int16 20001x9 (24 blocks, 3
+// rounds) 4.34 -> 3.84 (Inductor 4.15), 20001x13 (32, 3) 4.36 -> 4.19
+// (4.24), 30001x15 (32, 4) 5.05 -> 4.30 (4.34), int8 30001x13 (32, 4) 5.11
+// -> 4.48 (4.23), bool 25001x11 (24, 4) 4.92 -> 4.19 (4.77), uint8 30001x7
+// (16, 4) 4.83 -> 4.37 (4.40); they won int8 20001x9 (24, 3: 4.55 -> 4.32),
+// whose run parks twice a 2-byte run's positions a block, and in 64 blocks
+// int8 30001x31 (4: 5.47 -> 5.23), int16 20001x31 (5.21 -> 4.68).
+//
+// The other types where the clusters give a thread at most 2 rounds of its
+// loads (small_sum_bands' first limit) or fill half the SMs or more: fp32
+// 5001x13 4.11 -> 2.68 (Inductor 2.75), 3001x31 5.60 -> 2.80, 10001x31 4.59
+// -> 3.86, bf16 5001x31 6.64 -> 2.83, 10001x31 4.61 -> 3.66, fp16 10001x9
+// 5.00 -> 3.37, fp64 5001x15 4.08 -> 2.98, int64 10001x9 3.79 -> 3.45; where
+// they are fewer blocks of up to 4 rounds, they lost: fp32 30001x17 (40
+// blocks) 4.37 -> 4.98, fp16 30001x9 (24) 3.78 -> 4.70, fp32 20001x17 4.20
+// -> 4.28 (session 78, call 1). Up to 3 rounds in a quarter of the SMs or
+// more, as aligned narrow integers take them
 // (aligned_narrow_integers_take_clusters), was mixed (session 79, call 3):
 // bf16 20001x31 (64 blocks) 4.79 -> 4.43, fp32 20001x32 one element in 5.21
 // -> 4.97, bf16 24001x31 4.82 -> 4.55, but fp64 24001x15 (64) 5.24 -> 5.56,
 // fp32 24001x17 (40) 4.25 -> 4.40, 20001x24 one element in (48) 4.41 ->
-// 4.51.
+// 4.51; so was it against the 2-load run (session 81, call 1).
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, int sm_count) {
+  const int64_t rounds = cluster_rounds<InT>(bands, rows);
+  const int64_t blocks = bands.count * kColumnClusterBlocks;
   if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
-    return true;
+    return 4 * blocks >= sm_count || rounds <= (sizeof(InT) == 1 ? 3 : 2);
   } else {
-    return cluster_rounds<InT>(bands, rows) <= 2 ||
-           2 * bands.count * kColumnClusterBlocks >= sm_count;
+    return rounds <= 2 || 2 * blocks >= sm_count;
   }
 }
 

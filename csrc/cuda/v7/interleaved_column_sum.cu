@@ -180,8 +180,40 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   const auto [head, num_vectors, tail_begin] = split_into_vectors(span, numel);
   const bool takes_edges = blockIdx.x == 0;
   const int thread = threadIdx.x;
-  // Read before the vectors and added after them, as the contiguous kernels
-  // do: an add that waits for a scalar load would hold the vector loads back.
+  const int64_t first = int64_t(blockIdx.x) * kThreads + thread;
+  const Vector<InT>* vectors = reinterpret_cast<const Vector<InT>*>(span + head);
+  // A thread's round: vectors v, v + stride, ... A vector past the span loads
+  // the span's last instead and is not added: every load is made, so that the
+  // round is one straight run (and the first round needs no branch).
+  const auto load_batch = [&](int64_t v, Vector<InT>(&batch)[kRoundLoads]) {
+#pragma unroll
+    for (int u = 0; u < kRoundLoads; ++u) {
+      batch[u] = load_streaming(vectors + min(v + u * stride, num_vectors - 1));
+    }
+  };
+  SumT sums[kVec];
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) sums[k] = SumT(0);
+  const auto add_batch = [&](int64_t v, const Vector<InT>(&batch)[kRoundLoads]) {
+#pragma unroll
+    for (int u = 0; u < kRoundLoads; ++u) {
+      if (v + u * stride < num_vectors) {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) sums[k] += static_cast<SumT>(batch[u].values[k]);
+      }
+    }
+  };
+  // The first round's loads go out before anything else is worked out: the
+  // run's blocks of one or two rounds (run_shape) wait on them from their
+  // start. Its SASS put ~160 instructions a warp before them, the phase's
+  // division and the edges' loads among them (sm_90; Inductor's column
+  // kernel, ~50), and its first kernel took 1.06 us longer than Inductor's
+  // (benchmarks/NOTES.md, sessions 80-81).
+  Vector<InT> first_round[kRoundLoads];
+  load_batch(first, first_round);
+  // Read after the first round's loads and added after all of them, as the
+  // contiguous kernels do: an add that waits for a scalar load would hold
+  // the vector loads back.
   const InT head_element = takes_edges && thread < head ? span[thread] : InT(0);
   const InT tail_element =
       takes_edges && thread < numel - tail_begin ? span[tail_begin + thread] : InT(0);
@@ -190,38 +222,22 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // * kThreads + t) + k (mod C, as the stride is a multiple of the period):
   // position j = t * kVec + k lies in column (phase + j) mod C. Head element k
   // lies in column k mod C, tail element k in column (tail_phase + k) mod C.
-  // The phase's division comes before the loads, whose latency hides it,
-  // where after the barrier it waited (benchmarks/NOTES.md, session 72); in
-  // 32 bits, as the launcher keeps the grid to a wave. The span is whole
-  // rows of C, so the tail, tail_length < kVec elements before its end,
-  // starts at -tail_length mod C: a few adds, no division.
+  // The phase's division comes under the first round's latency, where after
+  // the barrier it waited (benchmarks/NOTES.md, session 72); in 32 bits, as
+  // the launcher keeps the grid to a wave. The span is whole rows of C, so
+  // the tail, tail_length < kVec elements before its end, starts at
+  // -tail_length mod C: a few adds, no division.
   const int phase =
       int((unsigned(head) + unsigned(kVec * kThreads) * blockIdx.x) % unsigned(columns));
   int tail_phase = -int(numel - tail_begin);
   while (tail_phase < 0) tail_phase += columns;
 
-  SumT sums[kVec];
-#pragma unroll
-  for (int k = 0; k < kVec; ++k) sums[k] = SumT(0);
-  const int64_t first = int64_t(blockIdx.x) * kThreads + thread;
   if (first < stride) {
-    const Vector<InT>* vector = reinterpret_cast<const Vector<InT>*>(span + head) + first;
-    for (int64_t v = first; v < num_vectors;
-         v += kRoundLoads * stride, vector += kRoundLoads * stride) {
-      // A vector past the span loads the thread's first of the round again
-      // and is not added: the loads stay one straight run.
+    add_batch(first, first_round);
+    for (int64_t v = first + kRoundLoads * stride; v < num_vectors; v += kRoundLoads * stride) {
       Vector<InT> batch[kRoundLoads];
-#pragma unroll
-      for (int u = 0; u < kRoundLoads; ++u) {
-        batch[u] = load_streaming(v + u * stride < num_vectors ? vector + u * stride : vector);
-      }
-#pragma unroll
-      for (int u = 0; u < kRoundLoads; ++u) {
-        if (v + u * stride < num_vectors) {
-#pragma unroll
-          for (int k = 0; k < kVec; ++k) sums[k] += static_cast<SumT>(batch[u].values[k]);
-        }
-      }
+      load_batch(v, batch);
+      add_batch(v, batch);
     }
   }
 #pragma unroll
