@@ -1139,6 +1139,8 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((20001, 9), torch.int16, 0, True),
         ((30001, 13), torch.int8, 0, True),
         ((25001, 11), torch.bool, 0, True),
+        ((30001, 21), torch.int16, 0, True),
+        ((20001, 27), torch.int16, 0, False),
         ((70001, 24), torch.int8, 0, True),
         ((20001, 16), torch.int8, 0, True),
         ((20001, 8), torch.int16, 0, True),
@@ -1206,13 +1208,14 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32 columns
     (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of
     24, int16 50001 of 16). From 4 to 32 columns, not those that a column a thread reads in
-    clusters: of 1- and 2-byte integers off the boundary, those whose clusters fill a quarter
-    of the SMs (int8 20001 rows of 17 and of 31, 40 and 64 blocks) or give a thread up to 3
-    rounds of the cluster kernel's loads (1-byte: int8 20001 rows of 9) or 2 (2-byte),
-    while int16 20001 rows of 9 (3 rounds), int8 30001 of 13 and bool 25001 of 11 (4) take
-    the run; on it, those whose clusters give a thread up to 2 rounds of the cluster kernel's
-    loads (int8 5001 rows of 16), or 3 in a quarter of the SMs (int16 20001 of 32, 64
-    blocks), while int8 20001 of 16 (32 blocks) take the run; of the other types, those
+    clusters: of 1- and 2-byte integers off the boundary, those whose clusters give a thread
+    up to 2 rounds of the cluster kernel's loads, or 3 for 1-byte (int8 20001 rows of 9, 17
+    and 31) or in a quarter of the SMs (int16 20001 rows of 27, 56 blocks), while int16
+    20001 rows of 9 (3 rounds in 24 blocks), int8 30001 of 13, bool 25001 of 11 and int16
+    30001 of 21 (4 rounds, the last in 48 blocks) take the run; on it, those whose
+    clusters give a thread up to 2 rounds of the cluster kernel's loads (int8 5001 rows of
+    16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of
+    16 (32 blocks) take the run; of the other types, those
     whose clusters give a thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of
     31, bf16 5001 of 31) or fill half the SMs, while fp32 30001 rows of 17, fp16 30001 of 9
     and fp32 20001 of 32 an element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the

@@ -1351,20 +1351,24 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 // clusters of `bands` (column_a_thread's small_bands).
 //
 // 1- and 2-byte integers, whose run sums positions in int32: where the
-// clusters fill a quarter of the SMs or more, or give a thread at most 3
-// rounds of their loads (1-byte) or 2 (2-byte). Against the run of 4 loads a
-// thread, the clusters won everywhere: on an H200, dim=0, run -> clusters,
-// us: int8 30001x31 5.46 -> 5.22, 20001x17 6.17 -> 4.43, int16 20001x31
-// 5.19 -> 4.68, bool 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md, session 77,
-// calls 2-3). Against the run of 2 loads where it has few blocks (run_shape,
-// session 80), the clusters of 16-32 blocks lost from 3 rounds (2-byte) or 4
-// (1-byte), clusters -> run (session 81, call 1): int16 20001x9 (24 blocks, 3
-// rounds) 4.34 -> 3.84 (Inductor 4.15), 20001x13 (32, 3) 4.36 -> 4.19
-// (4.24), 30001x15 (32, 4) 5.05 -> 4.30 (4.34), int8 30001x13 (32, 4) 5.11
-// -> 4.48 (4.23), bool 25001x11 (24, 4) 4.92 -> 4.19 (4.77), uint8 30001x7
-// (16, 4) 4.83 -> 4.37 (4.40); they won int8 20001x9 (24, 3: 4.55 -> 4.32),
-// whose run parks twice a 2-byte run's positions a block, and in 64 blocks
-// int8 30001x31 (4: 5.47 -> 5.23), int16 20001x31 (5.21 -> 4.68).
+// clusters give a thread at most 2 rounds of their loads, or 3 (1-byte, or
+// in a quarter of the SMs or more). Against the run of 4 loads a thread, the
+// clusters won everywhere: on an H200, dim=0, run -> clusters, us: int8
+// 30001x31 5.46 -> 5.22, 20001x17 6.17 -> 4.43, int16 20001x31 5.19 ->
+// 4.68, bool 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md, session 77, calls
+// 2-3). Against the run of 2 loads where it has few blocks (run_shape,
+// session 80), clusters -> run (session 81, calls 1-2): at 4 rounds the run
+// won, int16 30001x15 (32 blocks) 5.05 -> 4.30 (Inductor 4.34), 30001x21
+// (48) 5.11 -> 4.62, int8 30001x13 (32) 5.11 -> 4.48, 30001x19 (40) 5.05 ->
+// 4.65, 2x30001x13 dim=1 (64) 5.09 -> 4.74, bool 25001x11 (24) 4.92 -> 4.19
+// (4.77), uint8 30001x7 (16) 4.83 -> 4.37, but not int8 30001x31 (64: 5.14
+// -> 5.26); at 3 in under a quarter of the SMs, 2-byte sums gained, int16
+// 20001x9 (24) 4.34 -> 3.84 (4.15), 20001x13 (32) 4.36 -> 4.19, 20001x7
+// (16) 4.22 -> 3.79, and 1-byte ones did not, int8 20001x9 (24) 4.25 ->
+// 4.35, uint8 20001x13 (32) 4.17 -> 4.21, int8 22001x11 (24) 4.34 -> 4.27:
+// their run parks twice a 2-byte run's positions a block; at 3 in more
+// blocks, the clusters won, int16 20001x27 (56) 4.52 -> 5.12, 20001x31 (64)
+// 4.68 -> 5.21, int8 20001x17 (40) 4.36 -> 4.47.
 //
 // The other types where the clusters give a thread at most 2 rounds of its
 // loads (small_sum_bands' first limit) or fill half the SMs or more: fp32
@@ -1385,7 +1389,7 @@ bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, int sm_
   const int64_t rounds = cluster_rounds<InT>(bands, rows);
   const int64_t blocks = bands.count * kColumnClusterBlocks;
   if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
-    return 4 * blocks >= sm_count || rounds <= (sizeof(InT) == 1 ? 3 : 2);
+    return rounds <= 2 || (rounds == 3 && (sizeof(InT) == 1 || 4 * blocks >= sm_count));
   } else {
     return rounds <= 2 || 2 * blocks >= sm_count;
   }

@@ -183,12 +183,18 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   const int64_t first = int64_t(blockIdx.x) * kThreads + thread;
   const Vector<InT>* vectors = reinterpret_cast<const Vector<InT>*>(span + head);
   // A thread's round: vectors v, v + stride, ... A vector past the span loads
-  // the span's last instead and is not added: every load is made, so that the
-  // round is one straight run (and the first round needs no branch).
+  // the round's first again (the span's last, where the round starts past it:
+  // the span holds 255 vectors at least, interleaved_shape) and is not added:
+  // every load is made, so that the round is one straight run, and the first
+  // round needs no branch. The span's last for every vector past it put a
+  // wave's surplus loads on one address: fp32 300001x31 dim=0 14.28 -> 14.65
+  // us, 1000000x3 7.12 -> 7.41 (H200, benchmarks/NOTES.md, session 81).
   const auto load_batch = [&](int64_t v, Vector<InT>(&batch)[kRoundLoads]) {
+    const int64_t past_the_span = min(v, num_vectors - 1);
 #pragma unroll
     for (int u = 0; u < kRoundLoads; ++u) {
-      batch[u] = load_streaming(vectors + min(v + u * stride, num_vectors - 1));
+      batch[u] =
+          load_streaming(vectors + (v + u * stride < num_vectors ? v + u * stride : past_the_span));
     }
   };
   SumT sums[kVec];
