@@ -857,12 +857,13 @@ FEW_BLOCKS_RUN_CASES = [
     whole((10001, 5), torch.float32),
     whole((40001, 5), torch.bfloat16),
 ]
-# Off-boundary 1- and 2-byte integer columns that the rule of session 81
-# (clusters_take_interleaved_columns: the run from 3 rounds of the clusters'
-# loads for 2-byte, 4 for 1-byte, in under a quarter of the SMs) was not
-# fitted on: 1-byte at 3 rounds (clusters), at 4-5 (the run); 2-byte at 3
-# (the run); 40-56 blocks (clusters); two spans. Letters of
-# run-crossover-switch.patch: r (the run), c (the clusters).
+# Off-boundary 1- and 2-byte integer columns that session 81's first rule
+# (5b26969: the run from 3 rounds of the clusters' loads for 2-byte, 4 for
+# 1-byte, in under a quarter of the SMs) was not fitted on: 1-byte at 3
+# rounds, at 4-5; 2-byte at 3; 40-56 blocks; two spans. At 4 rounds in 40-64
+# blocks the run won, which gave clusters_take_interleaved_columns its final
+# form (354020f). Letters of run-crossover-switch.patch: r (the run), c (the
+# clusters).
 NARROW_OFF_BOUNDARY_RULE_CASES = [
     whole((20001, 13), torch.uint8),
     whole((18001, 7), torch.bool),
