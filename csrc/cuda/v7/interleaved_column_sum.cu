@@ -152,9 +152,9 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 }
 
 // Block (split, group): split `blockIdx.x` of the span of outer index
-// `blockIdx.y`. A thread loads vectors first, first + stride, ... of the span
-// (first = blockIdx.x * kThreads + threadIdx.x, below `stride`); block 0 of
-// each span also adds its scalar head and tail. The block's column sums go to
+// `blockIdx.y`. A thread adds vectors first, first + stride, ... of the span
+// (first = blockIdx.x * kThreads + threadIdx.x, where below `stride`); block
+// 0 of each span also adds its scalar head and tail. The block's column sums go to
 // the result when a span has one split, else to partials[(group * C + c) *
 // splits + split], which the last block of the span adds (finish_in_last_block)
 // or a second launch does: where there are no counters, and past 8 columns
