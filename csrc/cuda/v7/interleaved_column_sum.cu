@@ -154,8 +154,8 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // Block (split, group): split `blockIdx.x` of the span of outer index
 // `blockIdx.y`. A thread adds vectors first, first + stride, ... of the span
 // (first = blockIdx.x * kThreads + threadIdx.x, where below `stride`); block
-// 0 of each span also adds its scalar head and tail. The block's column sums go to
-// the result when a span has one split, else to partials[(group * C + c) *
+// 0 of each span also adds its scalar head and tail. The block's column sums
+// go to the result when a span has one split, else to partials[(group * C + c) *
 // splits + split], which the last block of the span adds (finish_in_last_block)
 // or a second launch does: where there are no counters, and past 8 columns
 // of a warp's splits or more (launch_interleaved_column_sum). kByElement:
@@ -186,9 +186,11 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // the round's first again (the span's last, where the round starts past it:
   // the span holds 255 vectors at least, interleaved_shape) and is not added:
   // every load is made, so that the round is one straight run, and the first
-  // round needs no branch. The span's last for every vector past it put a
-  // wave's surplus loads on one address: fp32 300001x31 dim=0 14.28 -> 14.65
-  // us, 1000000x3 7.12 -> 7.41 (H200, benchmarks/NOTES.md, session 81).
+  // round needs no branch. With the span's last for every vector past it,
+  // the long runs lost (fp32 300001x31 dim=0 14.28 -> 14.65 us, 1000000x3
+  // 7.12 -> 7.41; H200, benchmarks/NOTES.md, session 81, call 2), as a
+  // wave's surplus loads then fall on one address; reloading the round's
+  // first, as the kernel did before, is not re-timed yet.
   const auto load_batch = [&](int64_t v, Vector<InT>(&batch)[kRoundLoads]) {
     const int64_t past_the_span = min(v, num_vectors - 1);
 #pragma unroll
