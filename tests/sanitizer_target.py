@@ -267,6 +267,10 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "3x2001x3 float32, 1 element in": shaped_ending_at_allocation_end(
             (3, 2001, 3), torch.float32, 1
         ),
+        # The shortest span the run reads: 255 vectors after a head of 3, one block
+        # whose last thread starts past the span and past the stride (it loads the
+        # span's last vector and adds nothing).
+        "342x3 float32, 1 element in": shaped_ending_at_allocation_end((342, 3), torch.float32, 1),
         # 31 1-byte columns, whose threads sum 16 positions in int32, from a scalar
         # head of 14 to a tail of 1; on Hopper and newer a second launch adds the
         # splits, a warp a column.

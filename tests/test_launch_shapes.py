@@ -1141,6 +1141,8 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
         ((25001, 11), torch.bool, 0, True),
         ((30001, 21), torch.int16, 0, True),
         ((20001, 27), torch.int16, 0, False),
+        ((20001, 17), torch.int16, 0, False),
+        ((342, 3), torch.float32, 1, True),
         ((70001, 24), torch.int8, 0, True),
         ((20001, 16), torch.int8, 0, True),
         ((20001, 8), torch.int16, 0, True),
@@ -1210,19 +1212,20 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     24, int16 50001 of 16). From 4 to 32 columns, not those that a column a thread reads in
     clusters: of 1- and 2-byte integers off the boundary, those whose clusters give a thread
     up to 2 rounds of the cluster kernel's loads, or 3 for 1-byte (int8 20001 rows of 9, 17
-    and 31) or in a quarter of the SMs (int16 20001 rows of 27, 56 blocks), while int16
-    20001 rows of 9 (3 rounds in 24 blocks), int8 30001 of 13, bool 25001 of 11 and int16
-    30001 of 21 (4 rounds, the last in 48 blocks) take the run; on it, those whose
-    clusters give a thread up to 2 rounds of the cluster kernel's loads (int8 5001 rows of
-    16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of
-    16 (32 blocks) take the run; of the other types, those
-    whose clusters give a thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of
-    31, bf16 5001 of 31) or fill half the SMs, while fp32 30001 rows of 17, fp16 30001 of 9
-    and fp32 20001 of 32 an element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the
-    run; asserted on sm_90 with 132 SMs, as the clusters' capacity decides. A block per
-    round of 4 loads a thread, or of 2 where blocks of 4 would fill under a quarter of the
-    SMs (int8 20001 rows of 16: 40 blocks, not 20; int16 20001 of 8: 40; uint8 30001 of 8:
-    30; fp16 20001 of 9: 44). Not there: 32
+    and 31) or in a quarter of the SMs (int16 20001 rows of 17 and 27, 40 and 56 blocks),
+    while int16 20001 rows of 9 (3 rounds in 24 blocks), int8 30001 of 13, bool 25001 of 11
+    and int16 30001 of 21 (4 rounds, the last in 48 blocks) take the run; on it, those
+    whose clusters give a thread up to 2 rounds of the cluster kernel's loads (int8 5001
+    rows of 16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8
+    20001 of 16 (32 blocks) take the run; of the other types, those whose clusters give a
+    thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31)
+    or fill half the SMs, while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of
+    32 an element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on
+    sm_90 with 132 SMs, as the clusters' capacity decides. A block per round of 4 loads a
+    thread, or of 2 where blocks of 4 would fill under a quarter of the SMs (int8 20001
+    rows of 16: 40 blocks, not 20; int16 20001 of 8: 40; uint8 30001 of 8: 30; fp16 20001
+    of 9: 44); the shortest span, 342 fp32 rows of 3 an element in (255 vectors after the
+    head of 3), one block whose last thread starts past the span. Not there: 32
     fp32 columns from a vector boundary (the band kernels' vectors), spans under 256 vectors
     (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements
     a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the

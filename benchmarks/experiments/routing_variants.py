@@ -860,7 +860,8 @@ FEW_BLOCKS_RUN_CASES = [
 # Off-boundary 1- and 2-byte integer columns that session 81's first rule
 # (5b26969: the run from 3 rounds of the clusters' loads for 2-byte, 4 for
 # 1-byte, in under a quarter of the SMs) was not fitted on: 1-byte at 3
-# rounds, at 4-5; 2-byte at 3; 40-56 blocks; two spans. At 4 rounds in 40-64
+# rounds, at 4 (bool 40001x13 and int16 40001x11 have no clusters: the run
+# under every letter); 2-byte at 3; 40-56 blocks; two spans. At 4 rounds in 40-64
 # blocks the run won, which gave clusters_take_interleaved_columns its final
 # form (354020f). Letters of run-crossover-switch.patch: r (the run), c (the
 # clusters).

@@ -1352,23 +1352,26 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 //
 // 1- and 2-byte integers, whose run sums positions in int32: where the
 // clusters give a thread at most 2 rounds of their loads, or 3 (1-byte, or
-// in a quarter of the SMs or more). Against the run of 4 loads a thread, the
-// clusters won everywhere: on an H200, dim=0, run -> clusters, us: int8
-// 30001x31 5.46 -> 5.22, 20001x17 6.17 -> 4.43, int16 20001x31 5.19 ->
-// 4.68, bool 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md, session 77, calls
-// 2-3). Against the run of 2 loads where it has few blocks (run_shape,
-// session 80), clusters -> run (session 81, calls 1-2): at 4 rounds the run
-// won, int16 30001x15 (32 blocks) 5.05 -> 4.30 (Inductor 4.34), 30001x21
-// (48) 5.11 -> 4.62, int8 30001x13 (32) 5.11 -> 4.48, 30001x19 (40) 5.05 ->
-// 4.65, 2x30001x13 dim=1 (64) 5.09 -> 4.74, bool 25001x11 (24) 4.92 -> 4.19
-// (4.77), uint8 30001x7 (16) 4.83 -> 4.37, but not int8 30001x31 (64: 5.14
-// -> 5.26); at 3 in under a quarter of the SMs, 2-byte sums gained, int16
-// 20001x9 (24) 4.34 -> 3.84 (4.15), 20001x13 (32) 4.36 -> 4.19, 20001x7
-// (16) 4.22 -> 3.79, and 1-byte ones did not, int8 20001x9 (24) 4.25 ->
-// 4.35, uint8 20001x13 (32) 4.17 -> 4.21, int8 22001x11 (24) 4.34 -> 4.27:
-// their run parks twice a 2-byte run's positions a block; at 3 in more
-// blocks, the clusters won, int16 20001x27 (56) 4.52 -> 5.12, 20001x31 (64)
-// 4.68 -> 5.21, int8 20001x17 (40) 4.36 -> 4.47.
+// in a quarter of the SMs or more). Against session 77's run, the clusters
+// won everywhere: on an H200, dim=0, run -> clusters, us: int8 30001x31 5.46
+// -> 5.22, 20001x17 6.17 -> 4.43, int16 20001x31 5.19 -> 4.68, bool
+// 20001x31 5.43 -> 4.49 (benchmarks/NOTES.md, session 77, calls 2-3).
+// Against the run as it is since session 80 (its last block's lane groups,
+// session 79; 2 loads a thread where blocks of 4 would fill under a quarter
+// of the SMs, run_shape), clusters -> run (session 81, calls 1-2; blocks
+// are the clusters'): at 4 rounds the run won, int16 30001x15 (32 blocks)
+// 5.05 -> 4.30 (Inductor 4.34), 30001x21 (48) 5.11 -> 4.62, int8 30001x13
+// (32) 5.11 -> 4.48, 30001x19 (40) 5.05 -> 4.65, 2x30001x13 dim=1 (64) 5.09
+// -> 4.74, bool 25001x11 (24) 4.92 -> 4.19 (4.77), uint8 30001x7 (16) 4.83
+// -> 4.37, but not int8 30001x31 (64: 5.23 -> 5.47, 5.14 -> 5.26); at 3 in
+// under a quarter of the SMs, 2-byte sums gained or tied, int16 20001x9 (24)
+// 4.34 -> 3.84 (4.15), 20001x13 (32) 4.36 -> 4.19, 20001x7 (16) 4.22 ->
+// 3.79, and 1-byte ones tied or lost, int8 20001x9 (24) 4.32 -> 4.55 and
+// 4.25 -> 4.35, uint8 20001x13 (32) 4.17 -> 4.21, int8 22001x11 (24) 4.34 ->
+// 4.27, bool 18001x7 (16) 4.20 -> 4.06 (their run parks twice a 2-byte
+// run's positions a block: a guess, not measured); at 3 in more blocks, the
+// clusters won, int16 20001x27 (56) 4.52 -> 5.12, 20001x31 (64) 4.68 ->
+// 5.21, int8 20001x17 (40) 4.44 -> 4.68.
 //
 // The other types where the clusters give a thread at most 2 rounds of its
 // loads (small_sum_bands' first limit) or fill half the SMs or more: fp32

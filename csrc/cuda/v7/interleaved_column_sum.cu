@@ -152,14 +152,15 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 }
 
 // Block (split, group): split `blockIdx.x` of the span of outer index
-// `blockIdx.y`. A thread adds vectors first, first + stride, ... of the span
-// (first = blockIdx.x * kThreads + threadIdx.x, where below `stride`); block
-// 0 of each span also adds its scalar head and tail. The block's column sums
-// go to the result when a span has one split, else to partials[(group * C + c) *
-// splits + split], which the last block of the span adds (finish_in_last_block)
-// or a second launch does: where there are no counters, and past 8 columns
-// of a warp's splits or more (launch_interleaved_column_sum). kByElement:
-// parked_index. kRoundLoads: a thread's loads a round (run_shape).
+// `blockIdx.y`. A thread whose first = blockIdx.x * kThreads + threadIdx.x is
+// below `stride` adds vectors first, first + stride, ... of the span; block 0
+// of each span also adds its scalar head and tail. The block's column sums go
+// to the result when a span has one split, else to partials[(group * C + c) *
+// splits + split], which the last block of the span adds
+// (finish_in_last_block) or a second launch does: where there are no
+// counters, and past 8 columns of a warp's splits or more
+// (launch_interleaved_column_sum). kByElement: parked_index. kRoundLoads: a
+// thread's loads a round (run_shape).
 template <typename InT, typename OutT, bool kByElement, int kRoundLoads>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
     interleaved_column_kernel(int64_t stride, acc_t<InT>* partials, unsigned int* counters,
@@ -188,9 +189,10 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // every load is made, so that the round is one straight run, and the first
   // round needs no branch. With the span's last for every vector past it,
   // the long runs lost (fp32 300001x31 dim=0 14.28 -> 14.65 us, 1000000x3
-  // 7.12 -> 7.41; H200, benchmarks/NOTES.md, session 81, call 2), as a
-  // wave's surplus loads then fall on one address; reloading the round's
-  // first, as the kernel did before, is not re-timed yet.
+  // 7.12 -> 7.41; H200, benchmarks/NOTES.md, session 81, call 2), perhaps
+  // as a wave's surplus loads then fell on one address (worked out, not
+  // measured); reloading the round's first, as the kernel did before, is
+  // not re-timed yet.
   const auto load_batch = [&](int64_t v, Vector<InT>(&batch)[kRoundLoads]) {
     const int64_t past_the_span = min(v, num_vectors - 1);
 #pragma unroll
@@ -213,15 +215,15 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   };
   // The first round's loads go out before anything else is worked out: the
   // run's blocks of one or two rounds (run_shape) wait on them from their
-  // start. Its SASS put ~160 instructions a warp before them, the phase's
+  // start. Its SASS put 120-160 instructions a warp before them, the phase's
   // division and the edges' loads among them (sm_90; Inductor's column
   // kernel, ~50), and its first kernel took 1.06 us longer than Inductor's
   // (benchmarks/NOTES.md, sessions 80-81).
   Vector<InT> first_round[kRoundLoads];
   load_batch(first, first_round);
-  // Read after the first round's loads and added after all of them, as the
-  // contiguous kernels do: an add that waits for a scalar load would hold
-  // the vector loads back.
+  // Added after all the vectors, as the contiguous kernels do: an add that
+  // waits for a scalar load would hold the vector loads back. ptxas issues
+  // these predicated loads (block 0's) before or among the first round's.
   const InT head_element = takes_edges && thread < head ? span[thread] : InT(0);
   const InT tail_element =
       takes_edges && thread < numel - tail_begin ? span[tail_begin + thread] : InT(0);
@@ -458,6 +460,9 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false, kLoads>>(
       kThreads, context.device, context.sm_count);
   const auto [loads, splits] = run_shape(problem, finish.partials_capacity, wave, context.sm_count);
+  // The kernel reloads a span's last vector for a round that starts past it.
+  TORCH_INTERNAL_ASSERT(span_vectors(problem) >= kThreads,
+                        "interleaved_column_kernel: a span of under a block's vectors");
   const int64_t period = columns / std::gcd(columns, int64_t(kVec));
   const int64_t threads = splits * kThreads;
   TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
