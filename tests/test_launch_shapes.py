@@ -1284,6 +1284,27 @@ def test_interleaved_int16_sums_stop_at_the_int32_bound(past_the_bound, tmp_path
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
+# The most rows of 3 int16 columns a span whose one block's column sums (its 256
+# threads' 8-element vectors, 255 vectors apart, and 16 edge elements), times 32768,
+# stay within INT32_MAX: 31 vectors a thread (interleaved_column_sum.cu's
+# shares_fit_position_type).
+INT16_SHARES_IN_INT32_ROWS = 31 * 255 * 8 // 3
+
+
+@requires_cuda
+@pytest.mark.parametrize("rows", [INT16_SHARES_IN_INT32_ROWS, 4 * INT16_SHARES_IN_INT32_ROWS])
+def test_interleaved_int16_block_sums_near_the_int32_bound(rows, tmp_path, seed):
+    """1024 spans of rows of 3 int16 columns (dim=1), one block a span: at the most
+    rows whose block's column sums the warps add in int32, and at 4 times that, where a
+    column's sum of elements near -32768 (about -2.7e9) would wrap in int32: the warps
+    must add it in int64 there. Both must match torch."""
+    x = torch.randint(-32768, -32000, (1024, rows, 3), dtype=torch.int16, device="cuda")
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
+    assert "interleaved_column_kernel" in launched[0][0], launched
+    assert launched[0][1] == [1, 1024, 1], launched
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message=f"{seed=}")
+
+
 def assert_exact_back_to_back_sums(shape, stream, tmp_path):
     """Sums over dim 0 of three inputs of `shape`, twice in turn on `stream` with no sync
     between them, so that each call's partials land where the call before left its own,

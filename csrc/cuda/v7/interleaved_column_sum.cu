@@ -17,14 +17,16 @@
 // shared memory in span order, where position j lies in column (phase + j) mod
 // C, and a warp per column adds that column's positions (past 32 columns, a few
 // threads a column). 1- and 2-byte integers sum their positions in int32
-// (interleaved_shape bounds the span for it). From 4 to 32 columns, a column
-// a thread's clusters take the sums they read in few rounds
-// (launch_column_sum: clusters_take_interleaved_columns,
+// (interleaved_shape bounds the span for it), and their columns' positions
+// too where a block's sums fit (shares_fit_position_type). From 4 to 32
+// columns, a column a thread's clusters take the sums they read in few
+// rounds (launch_column_sum: clusters_take_interleaved_columns,
 // aligned_narrow_integers_take_clusters).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include <limits>
 #include <numeric>
 #include <type_traits>
 
@@ -160,11 +162,12 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // (finish_in_last_block) or a second launch does: where there are no
 // counters, and past 8 columns of a warp's splits or more
 // (launch_interleaved_column_sum). kByElement: parked_index. kRoundLoads: a
-// thread's loads a round (run_shape).
+// thread's loads a round (run_shape). shares_in_position_type: the warps add
+// the parked positions in their own type (shares_fit_position_type).
 template <typename InT, typename OutT, bool kByElement, int kRoundLoads>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
-    interleaved_column_kernel(int64_t stride, acc_t<InT>* partials, unsigned int* counters,
-                              InterleavedSpans<InT, OutT> spans) {
+    interleaved_column_kernel(int64_t stride, bool shares_in_position_type, acc_t<InT>* partials,
+                              unsigned int* counters, InterleavedSpans<InT, OutT> spans) {
   // The second launch's warp_an_output_kernel, where there is one, may
   // start now: it waits for this kernel's end before it reads the partials.
   let_dependents_start();
@@ -191,8 +194,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // the long runs lost (fp32 300001x31 dim=0 14.28 -> 14.65 us, 1000000x3
   // 7.12 -> 7.41; H200, benchmarks/NOTES.md, session 81, call 2), perhaps
   // as a wave's surplus loads then fell on one address (worked out, not
-  // measured); reloading the round's first, as the kernel did before, is
-  // not re-timed yet.
+  // measured); reloading the round's first, they gained instead (14.28 ->
+  // 14.22, 7.14 -> 7.05; session 82, call 1).
   const auto load_batch = [&](int64_t v, Vector<InT>(&batch)[kRoundLoads]) {
     const int64_t past_the_span = min(v, num_vectors - 1);
 #pragma unroll
@@ -259,12 +262,6 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   }
   __syncthreads();
 
-  // The parked positions of `column` that one of its `threads` threads adds,
-  // from (column - phase) mod C (without a division: both lie in [0, C)).
-  const auto column_share = [&](int column, int part, int threads) {
-    const int start = column - phase + (column < phase ? columns : 0) + part * columns;
-    return strided_sum<kVec, kByElement, AccT>(positions, start, threads * columns);
-  };
   const auto store = [&](int column, AccT sum) {
     const int64_t output = group * columns + column;
     if (splits == 1) {
@@ -273,35 +270,61 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
       partials[output * splits + blockIdx.x] = sum;
     }
   };
-  if (columns > kWarpSize) {
-    const int column = thread / kWideColumnThreads;
-    const int part = thread % kWideColumnThreads;
-    AccT sum = AccT(0);
-    if (column < columns) {
-      sum = column_share(column, part, kWideColumnThreads);
-      if (takes_edges && part == 0) {
+  // The block's column sums, each added in ShareT by its warp (or, past 32
+  // columns, its kWideColumnThreads threads).
+  const auto add_columns = [&](auto share_zero) {
+    using ShareT = decltype(share_zero);
+    // The parked positions of `column` that one of its `threads` threads
+    // adds, from (column - phase) mod C (without a division: both lie in [0,
+    // C)).
+    const auto column_share = [&](int column, int part, int threads) {
+      const int start = column - phase + (column < phase ? columns : 0) + part * columns;
+      return strided_sum<kVec, kByElement, ShareT>(positions, start, threads * columns);
+    };
+    if (columns > kWarpSize) {
+      const int column = thread / kWideColumnThreads;
+      const int part = thread % kWideColumnThreads;
+      ShareT sum = ShareT(0);
+      if (column < columns) {
+        sum = column_share(column, part, kWideColumnThreads);
+        if (takes_edges && part == 0) {
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) {  // k < kVec < columns
-          if (k == column) sum += edges[0][k];
-          const int tail_column = tail_phase + k - (tail_phase + k < columns ? 0 : columns);
-          if (tail_column == column) sum += edges[1][k];
+          for (int k = 0; k < kVec; ++k) {  // k < kVec < columns
+            if (k == column) sum += static_cast<ShareT>(edges[0][k]);
+            const int tail_column = tail_phase + k - (tail_phase + k < columns ? 0 : columns);
+            if (tail_column == column) sum += static_cast<ShareT>(edges[1][k]);
+          }
         }
       }
-    }
-    sum = warp_sum<kWideColumnThreads>(sum);
-    if (part == 0 && column < columns) store(column, sum);
-  } else {
-    const int warp = thread / kWarpSize;
-    const int lane = thread % kWarpSize;
-    for (int column = warp; column < columns; column += kWarps) {
-      AccT sum = column_share(column, lane, kWarpSize);
-      if (takes_edges && lane < kVec) {
-        if (lane % columns == column) sum += edges[0][lane];
-        if ((tail_phase + lane) % columns == column) sum += edges[1][lane];
+      sum = warp_sum<kWideColumnThreads>(sum);
+      if (part == 0 && column < columns) store(column, static_cast<AccT>(sum));
+    } else {
+      const int warp = thread / kWarpSize;
+      const int lane = thread % kWarpSize;
+      for (int column = warp; column < columns; column += kWarps) {
+        ShareT sum = column_share(column, lane, kWarpSize);
+        if (takes_edges && lane < kVec) {
+          if (lane % columns == column) sum += static_cast<ShareT>(edges[0][lane]);
+          if ((tail_phase + lane) % columns == column) sum += static_cast<ShareT>(edges[1][lane]);
+        }
+        sum = warp_sum(sum);
+        if (lane == 0) store(column, static_cast<AccT>(sum));
       }
-      sum = warp_sum(sum);
-      if (lane == 0) store(column, sum);
     }
+  };
+  // Narrow integers' shares in int32 where they fit (the launcher's
+  // shares_fit_position_type): a column turn's strided sum and its warp sum
+  // in int64 took ~85 instructions a warp (ncu, int16 20001x16 dim=0;
+  // benchmarks/NOTES.md, session 81, call 1), each add two and each shuffle
+  // two. In int32, H200, graph, dim=0, us (session 82, call 2): int8
+  // 70001x31 6.36 -> 5.91, 200001x31 9.51 -> 8.84, uint8 70001x32 5.90 ->
+  // 5.54, int16 70001x31 6.84 -> 6.40, int8 20001x8 3.97 -> 3.87.
+  if constexpr (std::is_same_v<SumT, AccT>) {
+    add_columns(AccT(0));
+  } else if (shares_in_position_type) {
+    add_columns(SumT(0));
+  } else {
+    add_columns(AccT(0));
   }
   if (splits > 1) {
     finish_in_last_block<kThreads, kFinishBatch>(
@@ -315,6 +338,23 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
 template <typename InT, typename OutT>
 int64_t span_vectors(const ColumnProblem<InT, OutT>& problem) {
   return span_elements(problem) / kElementsPerVector<InT>;
+}
+
+// Whether each block's column sums, and every sum on their way, fit its
+// positions' type (int32 for 1- and 2-byte integers, PositionSum): the
+// block's elements (its threads' vectors a `stride` of vectors apart, and
+// block 0's head and tail) times an element's largest magnitude do.
+template <typename InT, typename OutT>
+bool shares_fit_position_type(const ColumnProblem<InT, OutT>& problem, int64_t stride) {
+  if constexpr (std::is_same_v<PositionSum<InT>, acc_t<InT>>) {
+    return false;
+  } else {
+    constexpr int kVec = kElementsPerVector<InT>;
+    const int64_t elements = kThreads * kVec * ceil_div(span_vectors(problem), stride) + 2 * kVec;
+    const int64_t magnitude = std::max(-int64_t(std::numeric_limits<InT>::min()),
+                                       int64_t(std::numeric_limits<InT>::max()));
+    return elements <= std::numeric_limits<PositionSum<InT>>::max() / magnitude;
+  }
 }
 
 // The run's loads a thread a round, and its splits a span: a block per round
@@ -490,8 +530,10 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                     : interleaved_column_kernel<InT, OutT, false, kLoads>)
                       : (by_element ? interleaved_column_kernel<InT, OutT, true, kFewBlocksLoads>
                                     : interleaved_column_kernel<InT, OutT, false, kFewBlocksLoads>);
-  kernel<<<grid, kThreads, 0, context.stream>>>(threads - threads % period, finish.partials,
-                                                finish.counter, interleaved_spans(problem));
+  const int64_t stride = threads - threads % period;
+  kernel<<<grid, kThreads, 0, context.stream>>>(stride, shares_fit_position_type(problem, stride),
+                                                finish.partials, finish.counter,
+                                                interleaved_spans(problem));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (warp_a_column) {
     launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns, splits,
