@@ -1287,8 +1287,9 @@ def test_interleaved_int16_sums_stop_at_the_int32_bound(past_the_bound, tmp_path
 # The most rows of 3 int16 columns a span whose one block's column sums (its 256
 # threads' 8-element vectors, 255 vectors apart, and 16 edge elements), times 32768,
 # stay within INT32_MAX: 31 vectors a thread (interleaved_column_sum.cu's
-# shares_fit_position_type).
-INT16_SHARES_IN_INT32_ROWS = 31 * 255 * 8 // 3
+# shares_fit_position_type). 21082 rows: most spans start off the vector boundary, so
+# that the head and tail elements are added in int32 too.
+INT16_SHARES_IN_INT32_ROWS = (31 * 255 * 8 + 7) // 3
 
 
 @requires_cuda

@@ -26,6 +26,7 @@
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <type_traits>
@@ -91,34 +92,56 @@ __device__ __forceinline__ int parked_index(int j) {
   }
 }
 
-// values[parked_index(first)] + values[parked_index(first + step)] + ...
-// below kThreads * kVec, each as an AccT, added in that order from +0, four
-// reads in flight: an unrolled loop of a runtime step first divides for its
-// trip count, a chain of ~20 instructions after the barrier
-// (benchmarks/NOTES.md, session 72). reduce.cuh's sum_every has the same
-// batches and order, but in 64-bit indices with its loop left to nvcc: called
-// here, it put 235 more instructions after the barrier, a 64-bit division
-// among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled loop.
-template <int kVec, bool kByElement, typename AccT, typename T>
-__device__ __forceinline__ AccT strided_sum(const T* values, int first, int step) {
-  constexpr int kInFlight = 4;
+// For each i, values[parked_index(firsts[i])] + values[parked_index(firsts[i]
+// + step)] + ... below kThreads * kVec, each as an AccT, added in that order
+// from +0 into sums[i] (a first of kThreads * kVec or more adds nothing). Up
+// to four reads of each sum in flight, the sums' side by side: an unrolled
+// loop of a runtime step first divides for its trip count, a chain of ~20
+// instructions after the barrier (benchmarks/NOTES.md, session 72).
+// reduce.cuh's sum_every has the same batches and order, but in 64-bit
+// indices with its loop left to nvcc: called here, it put 235 more
+// instructions after the barrier, a 64-bit division among them (sm_90 SASS,
+// bf16); hence 32-bit indices and a rolled loop.
+template <int kVec, bool kByElement, typename AccT, typename T, int kCount>
+__device__ __forceinline__ void strided_sums(const T* values, const int (&firsts)[kCount], int step,
+                                             AccT (&sums)[kCount]) {
+  // 16 words of reads in flight at most: 8-byte sums of 4 columns spilled
+  // with 4 reads each (sm_90, 64 registers).
+  constexpr int kInFlight = std::clamp(16 / (kCount * int(sizeof(AccT) / 4)), 1, 4);
   constexpr int kEnd = kThreads * kVec;
-  AccT sum = AccT(0);
-#pragma unroll 1
-  for (int j = first; j < kEnd; j += kInFlight * step) {
-    AccT batch[kInFlight];
+  int lowest = firsts[0];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      batch[u] = j + u * step < kEnd
-                     ? static_cast<AccT>(values[parked_index<kVec, kByElement>(j + u * step)])
-                     : AccT(0);
+  for (int i = 0; i < kCount; ++i) {
+    lowest = min(lowest, firsts[i]);
+    sums[i] = AccT(0);
+  }
+  // The loop runs from the lowest first, each sum a fixed distance past it,
+  // so that one sum's loop is the single-sum loop as it was (the distance,
+  // 0, folds away). A loop from a common origin (lane * C) lost 0.13-0.27 us
+  // on 3 columns, a column a warp (fp32 1000000x3 dim=0 7.08 -> 7.21, int16
+  // 5.71 -> 5.98; H200, benchmarks/NOTES.md, session 82, call 3); this one
+  // is not timed yet.
+#pragma unroll 1
+  for (int j = lowest; j < kEnd; j += kInFlight * step) {
+    AccT batch[kCount][kInFlight];
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) {
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        const int index = j + (firsts[i] - lowest) + u * step;
+        batch[i][u] = index < kEnd
+                          ? static_cast<AccT>(values[parked_index<kVec, kByElement>(index)])
+                          : AccT(0);
+      }
     }
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      if (j + u * step < kEnd) sum += batch[u];
+    for (int i = 0; i < kCount; ++i) {
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u) {
+        if (j + (firsts[i] - lowest) + u * step < kEnd) sums[i] += batch[i][u];
+      }
     }
   }
-  return sum;
 }
 
 // The elements of one span: its rows (one reduced dim, interleaved_shape),
@@ -166,8 +189,8 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // the parked positions in their own type (shares_fit_position_type).
 template <typename InT, typename OutT, bool kByElement, int kRoundLoads>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
-    interleaved_column_kernel(int64_t stride, bool shares_in_position_type, acc_t<InT>* partials,
-                              unsigned int* counters, InterleavedSpans<InT, OutT> spans) {
+    interleaved_column_kernel(int64_t stride, acc_t<InT>* partials, unsigned int* counters,
+                              InterleavedSpans<InT, OutT> spans, bool shares_in_position_type) {
   // The second launch's warp_an_output_kernel, where there is one, may
   // start now: it waits for this kernel's end before it reads the partials.
   let_dependents_start();
@@ -274,19 +297,20 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // columns, its kWideColumnThreads threads).
   const auto add_columns = [&](auto share_zero) {
     using ShareT = decltype(share_zero);
-    // The parked positions of `column` that one of its `threads` threads
-    // adds, from (column - phase) mod C (without a division: both lie in [0,
-    // C)).
-    const auto column_share = [&](int column, int part, int threads) {
-      const int start = column - phase + (column < phase ? columns : 0) + part * columns;
-      return strided_sum<kVec, kByElement, ShareT>(positions, start, threads * columns);
+    // Where `column`'s parked positions start: (column - phase) mod C
+    // (without a division: both lie in [0, C)).
+    const auto column_start = [&](int column) {
+      return column - phase + (column < phase ? columns : 0);
     };
     if (columns > kWarpSize) {
       const int column = thread / kWideColumnThreads;
       const int part = thread % kWideColumnThreads;
       ShareT sum = ShareT(0);
       if (column < columns) {
-        sum = column_share(column, part, kWideColumnThreads);
+        const int first[1] = {column_start(column) + part * columns};
+        ShareT share[1];
+        strided_sums<kVec, kByElement>(positions, first, kWideColumnThreads * columns, share);
+        sum = share[0];
         if (takes_edges && part == 0) {
 #pragma unroll
           for (int k = 0; k < kVec; ++k) {  // k < kVec < columns
@@ -301,14 +325,44 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
     } else {
       const int warp = thread / kWarpSize;
       const int lane = thread % kWarpSize;
-      for (int column = warp; column < columns; column += kWarps) {
-        ShareT sum = column_share(column, lane, kWarpSize);
-        if (takes_edges && lane < kVec) {
-          if (lane % columns == column) sum += static_cast<ShareT>(edges[0][lane]);
-          if ((tail_phase + lane) % columns == column) sum += static_cast<ShareT>(edges[1][lane]);
+      // The warp's columns warp, warp + kWarps, ... (up to 4) at once: their
+      // reads and their shuffles in flight together, where a column a turn
+      // waited on each turn's chains in turn.
+      const auto add_warp_columns = [&](auto columns_a_warp) {
+        constexpr int kColumns = decltype(columns_a_warp)::value;
+        int firsts[kColumns];
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) {
+          const int column = warp + i * kWarps;
+          firsts[i] = column < columns ? column_start(column) + lane * columns : kThreads * kVec;
         }
-        sum = warp_sum(sum);
-        if (lane == 0) store(column, static_cast<AccT>(sum));
+        ShareT sums[kColumns];
+        strided_sums<kVec, kByElement>(positions, firsts, kWarpSize * columns, sums);
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) {
+          const int column = warp + i * kWarps;
+          if (takes_edges && lane < kVec) {
+            if (lane % columns == column) sums[i] += static_cast<ShareT>(edges[0][lane]);
+            if ((tail_phase + lane) % columns == column) {
+              sums[i] += static_cast<ShareT>(edges[1][lane]);
+            }
+          }
+        }
+        warp_sums(sums);
+#pragma unroll
+        for (int i = 0; i < kColumns; ++i) {
+          const int column = warp + i * kWarps;
+          if (lane == 0 && column < columns) store(column, static_cast<AccT>(sums[i]));
+        }
+      };
+      static_assert(kWarpSize <= 4 * kWarps, "up to 32 columns: 4 a warp at most");
+      const int warp_columns = warp < columns ? (columns - warp + kWarps - 1) / kWarps : 0;
+      if (warp_columns == 1) {
+        add_warp_columns(std::integral_constant<int, 1>{});
+      } else if (warp_columns == 2) {
+        add_warp_columns(std::integral_constant<int, 2>{});
+      } else if (warp_columns > 2) {
+        add_warp_columns(std::integral_constant<int, 4>{});
       }
     }
   };
@@ -319,9 +373,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   // two. In int32, H200, graph, dim=0, us (session 82, call 2): int8
   // 70001x31 6.36 -> 5.91, 200001x31 9.51 -> 8.84, uint8 70001x32 5.90 ->
   // 5.54, int16 70001x31 6.84 -> 6.40, int8 20001x8 3.97 -> 3.87.
-  if constexpr (std::is_same_v<SumT, AccT>) {
-    add_columns(AccT(0));
-  } else if (shares_in_position_type) {
+  if (!std::is_same_v<SumT, AccT> && shares_in_position_type) {
     add_columns(SumT(0));
   } else {
     add_columns(AccT(0));
@@ -531,9 +583,9 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                       : (by_element ? interleaved_column_kernel<InT, OutT, true, kFewBlocksLoads>
                                     : interleaved_column_kernel<InT, OutT, false, kFewBlocksLoads>);
   const int64_t stride = threads - threads % period;
-  kernel<<<grid, kThreads, 0, context.stream>>>(stride, shares_fit_position_type(problem, stride),
-                                                finish.partials, finish.counter,
-                                                interleaved_spans(problem));
+  kernel<<<grid, kThreads, 0, context.stream>>>(stride, finish.partials, finish.counter,
+                                                interleaved_spans(problem),
+                                                shares_fit_position_type(problem, stride));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   if (warp_a_column) {
     launch_warp_an_output<kThreads, kFinishBatch>(finish.partials, groups * columns, splits,

@@ -18,14 +18,22 @@ namespace torch_reduce::cuda::v7 {
 
 constexpr int kWarpSize = 32;
 
-// Lane 0 ends with the sum of lanes [0, kWidth), always added in the same order.
-template <int kWidth = kWarpSize, typename T>
-__device__ __forceinline__ T warp_sum(T value) {
+// Lane 0 ends with each value's sum over lanes [0, kWidth), always added in
+// the same order; the values' shuffles go out together, a level at a time.
+template <int kWidth = kWarpSize, typename T, int kCount>
+__device__ __forceinline__ void warp_sums(T (&values)[kCount]) {
 #pragma unroll
   for (int offset = kWidth / 2; offset > 0; offset /= 2) {
-    value += __shfl_down_sync(0xffffffffu, value, offset);
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) values[i] += __shfl_down_sync(0xffffffffu, values[i], offset);
   }
-  return value;
+}
+
+template <int kWidth = kWarpSize, typename T>
+__device__ __forceinline__ T warp_sum(T value) {
+  T values[1] = {value};
+  warp_sums<kWidth>(values);
+  return values[0];
 }
 
 // The seed's block reduction: shuffle within each warp, park one sum per warp
