@@ -14,13 +14,13 @@
 // vectors, is a multiple of C's period (C / gcd(C, elements a vector)): element
 // k of every vector a thread loads then lies in the same column, so the thread
 // keeps one accumulator per element position. The block parks its positions in
-// shared memory in span order, where position j lies in column (phase + j) mod
-// C, and a warp per column adds that column's positions (past 32 columns, a few
-// threads a column). 1- and 2-byte integers sum their positions in int32
-// (interleaved_shape bounds the span for it), and their columns' positions
-// too where a block's sums fit (shares_fit_position_type). From 4 to 32
-// columns, a column a thread's clusters take the sums they read in few
-// rounds (launch_column_sum: clusters_take_interleaved_columns,
+// shared memory in span order, where position j lies in column (phase + j)
+// mod C, and each warp adds up to 4 columns' positions side by side (past 32
+// columns, a few threads a column). 1- and 2-byte integers sum their
+// positions in int32 (interleaved_shape bounds the span for it), and their
+// columns' positions too where a block's sums fit (shares_fit_position_type).
+// From 4 to 32 columns, a column a thread's clusters take the sums they read
+// in few rounds (launch_column_sum: clusters_take_interleaved_columns,
 // aligned_narrow_integers_take_clusters).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
@@ -98,10 +98,11 @@ __device__ __forceinline__ int parked_index(int j) {
 // to four reads of each sum in flight, the sums' side by side: an unrolled
 // loop of a runtime step first divides for its trip count, a chain of ~20
 // instructions after the barrier (benchmarks/NOTES.md, session 72).
-// reduce.cuh's sum_every has the same batches and order, but in 64-bit
-// indices with its loop left to nvcc: called here, it put 235 more
-// instructions after the barrier, a 64-bit division among them (sm_90 SASS,
-// bf16); hence 32-bit indices and a rolled loop.
+// reduce.cuh's sum_every has the same order (and, one sum of four reads in
+// flight, the same batches), but in 64-bit indices with its loop left to
+// nvcc: called here, it put 235 more instructions after the barrier, a 64-bit
+// division among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled
+// loop.
 template <int kVec, bool kByElement, typename AccT, typename T, int kCount>
 __device__ __forceinline__ void strided_sums(const T* values, const int (&firsts)[kCount], int step,
                                              AccT (&sums)[kCount]) {
@@ -307,9 +308,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
       const int part = thread % kWideColumnThreads;
       ShareT sum = ShareT(0);
       if (column < columns) {
-        const int first[1] = {column_start(column) + part * columns};
+        const int share_first[1] = {column_start(column) + part * columns};
         ShareT share[1];
-        strided_sums<kVec, kByElement>(positions, first, kWideColumnThreads * columns, share);
+        strided_sums<kVec, kByElement>(positions, share_first, kWideColumnThreads * columns, share);
         sum = share[0];
         if (takes_edges && part == 0) {
 #pragma unroll
@@ -367,12 +368,13 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
     }
   };
   // Narrow integers' shares in int32 where they fit (the launcher's
-  // shares_fit_position_type): a column turn's strided sum and its warp sum
-  // in int64 took ~85 instructions a warp (ncu, int16 20001x16 dim=0;
-  // benchmarks/NOTES.md, session 81, call 1), each add two and each shuffle
-  // two. In int32, H200, graph, dim=0, us (session 82, call 2): int8
-  // 70001x31 6.36 -> 5.91, 200001x31 9.51 -> 8.84, uint8 70001x32 5.90 ->
-  // 5.54, int16 70001x31 6.84 -> 6.40, int8 20001x8 3.97 -> 3.87.
+  // shares_fit_position_type): a column's strided sum and warp sum, a column
+  // a turn as they were then, in int64 took ~85 instructions a warp (ncu,
+  // int16 20001x16 dim=0; benchmarks/NOTES.md, session 81, call 1), each add
+  // two and each shuffle two. In int32, H200, graph, dim=0, us (session 82,
+  // call 2): int8 70001x31 6.36 -> 5.91, 200001x31 9.51 -> 8.84, uint8
+  // 70001x32 5.90 -> 5.54, int16 70001x31 6.84 -> 6.40, int8 20001x8 3.97 ->
+  // 3.87.
   if (!std::is_same_v<SumT, AccT> && shares_in_position_type) {
     add_columns(SumT(0));
   } else {
