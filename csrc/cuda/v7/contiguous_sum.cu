@@ -502,7 +502,11 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
   // (launch_many_waves); a launch without the attribute, as the one-block
   // finish, waits for the end as any launch does.
   let_dependents_start();
-  const auto [vectors, num_vectors, head_element, tail_element] = row_vectors<int64_t>(problem, 0);
+  // Not a structured binding: read_chunks captures `vectors`, which C++17
+  // (torch 2.11's builds) allows a binding only as an extension.
+  const RowVectors<int64_t, InT> row = row_vectors<int64_t>(problem, 0);
+  const Vector<InT>* vectors = row.vectors;
+  const int64_t num_vectors = row.num_vectors;
   constexpr int kChunkVectors = kChunkThreads * kLoadsPerRound;
   const int64_t whole_chunks = num_vectors / kChunkVectors;
   const int64_t tail_read = min(tail_chunks, whole_chunks);
@@ -527,7 +531,7 @@ __global__ void __launch_bounds__(kChunkThreads, min_blocks_per_sm<kChunkThreads
     sum += round_sum<AccT, kLoadsPerRound>(vectors + whole_chunks * kChunkVectors, partial,
                                            threadIdx.x, kChunkThreads);
   }
-  sum += static_cast<AccT>(head_element) + static_cast<AccT>(tail_element);
+  sum += static_cast<AccT>(row.head_element) + static_cast<AccT>(row.tail_element);
   constexpr int kWarps = kChunkThreads / kWarpSize;
   const AccT total = sum_over_all_warps<kWarps, kFixedFinishForOwnSums<InT>>(sum);
   if (threadIdx.x == 0) partials[blockIdx.x] = total;

@@ -205,7 +205,12 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegiste
   const int64_t splits = gridDim.x;
   const InT* span = spans.input + spans.outer.offset(group);
   const int64_t numel = spans.numel;
-  const auto [head, num_vectors, tail_begin] = split_into_vectors(span, numel);
+  // Fields, not a structured binding: the lambdas below capture them, which
+  // C++17 (torch 2.11's builds) allows a binding only as an extension.
+  const VectorSplit<int64_t> split = split_into_vectors(span, numel);
+  const int head = split.head;
+  const int64_t num_vectors = split.num_vectors;
+  const int64_t tail_begin = split.tail_begin;
   const bool takes_edges = blockIdx.x == 0;
   const int thread = threadIdx.x;
   const int64_t first = int64_t(blockIdx.x) * kThreads + thread;
