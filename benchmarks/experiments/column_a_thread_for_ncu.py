@@ -24,6 +24,9 @@ read, 0.6 us behind Inductor's first kernel):
     ncu --kernel-name regex:triton_red --launch-skip 1 --launch-count 1 \\
         --section SpeedOfLight --section WarpStateStats \\
         python3 benchmarks/experiments/column_a_thread_for_ncu.py fp32x32 --inductor
+
+With --profile-from-start off, ncu sees only the 4 launches after the check
+(and after torch.compile's autotuning).
 """
 
 from __future__ import annotations
@@ -64,6 +67,12 @@ CASES = {
     "int16x16": ((20001, 16), torch.int16),
     # 2 loads a thread in one launch (uint8, 30 splits, 8 columns).
     "uint8x8": ((30001, 8), torch.uint8),
+    # The interleaved run in int32 shares, 1-3 vectors a thread: int8 led
+    # Inductor (5.64 us against 6.08) where uint8 and int16 trailed (5.65 /
+    # 5.39, 6.16 / 5.63; H200, session 82, call 3).
+    "int8x31": ((70001, 31), torch.int8),
+    "uint8x31": ((70001, 31), torch.uint8),
+    "int16x31": ((70001, 31), torch.int16),
 }
 
 
@@ -87,9 +96,14 @@ def main() -> None:
     wrong = verify(column_sum(x), reference(x, (0,), False))
     if wrong is not None:
         raise SystemExit(f"sum over dim 0 of {args.case} {shape}: {wrong}")
+    torch.cuda.synchronize()
+    # ncu --profile-from-start off profiles only these launches, past
+    # torch.compile's autotuning runs of the same kernels.
+    torch.cuda.profiler.start()
     for _ in range(LAUNCHES):
         column_sum(x)
     torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
 
 
 if __name__ == "__main__":
