@@ -857,6 +857,29 @@ FEW_BLOCKS_RUN_CASES = [
     whole((10001, 5), torch.float32),
     whole((40001, 5), torch.bfloat16),
 ]
+# Interleaved runs whose splits the held partials cap under a wave (8448
+# 8-byte or 16896 4-byte accumulators on 132 SMs, over spans x columns): fp64
+# past 16 columns, 4-byte accumulators past 32, int64 ones (every integer)
+# past 16; and wide fp64 sums that the bound leaves to the bands
+# (interleaves_wide_columns' 3/8 of a wave). Session 83:
+# uncapped-run-splits-switch.patch, letters p (the run's splits up to a wave)
+# and q (p, and the wide rule without the bound).
+UNCAPPED_RUN_SPLIT_CASES = [
+    whole((30001, 63), torch.float64),
+    whole((20001, 47), torch.float64),
+    whole((50001, 55), torch.float64),
+    whole((30001, 33), torch.float64),
+    whole((100001, 41), torch.float64),
+    whole((300001, 31), torch.float64),
+    whole((50001, 63), torch.float64),
+    whole((100001, 63), torch.float64),
+    whole((300001, 47), torch.float64),
+    whole((300001, 63), torch.float32),
+    whole((300001, 63), torch.bfloat16),
+    whole((200001, 31), torch.int8),
+    whole((100001, 31), torch.int32),
+    whole((8, 100001, 31), torch.int8, (1,)),
+]
 # Off-boundary 1- and 2-byte integer columns that session 81's first rule
 # (5b26969: the run from 3 rounds of the clusters' loads for 2-byte, 4 for
 # 1-byte, in under a quarter of the SMs) was not fitted on: 1-byte at 3
@@ -937,6 +960,7 @@ CASE_SETS = {
     "second_limit_rounds": SECOND_LIMIT_ROUNDS_CASES,
     "narrow_off_boundary_run": NARROW_OFF_BOUNDARY_RUN_CASES,
     "few_blocks_run": FEW_BLOCKS_RUN_CASES,
+    "uncapped_run_splits": UNCAPPED_RUN_SPLIT_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
