@@ -880,6 +880,22 @@ UNCAPPED_RUN_SPLIT_CASES = [
     whole((100001, 31), torch.int32),
     whole((8, 100001, 31), torch.int8, (1,)),
 ]
+# Interleaved runs of a wave of splits or a capped share of one, against
+# Inductor (session 83, call 2: int32 100001x31 8.27 us against 7.05, fp64
+# 30001x63 8.70 against 7.14): run-split-count-switch.patch, letters h (half
+# the splits) and e (a quarter).
+RUN_SPLIT_COUNT_CASES = [
+    whole((100001, 31), torch.int32),
+    whole((30001, 31), torch.int32),
+    whole((30001, 63), torch.float64),
+    whole((30001, 33), torch.float64),
+    whole((70001, 31), torch.uint8),
+    whole((70001, 31), torch.int16),
+    whole((70001, 31), torch.int8),
+    whole((300001, 31), torch.float32),
+    whole((200001, 9), torch.float16),
+    whole((1000000, 3), torch.float32),
+]
 # Off-boundary 1- and 2-byte integer columns that session 81's first rule
 # (5b26969: the run from 3 rounds of the clusters' loads for 2-byte, 4 for
 # 1-byte, in under a quarter of the SMs) was not fitted on: 1-byte at 3
@@ -961,6 +977,7 @@ CASE_SETS = {
     "narrow_off_boundary_run": NARROW_OFF_BOUNDARY_RUN_CASES,
     "few_blocks_run": FEW_BLOCKS_RUN_CASES,
     "uncapped_run_splits": UNCAPPED_RUN_SPLIT_CASES,
+    "run_split_count": RUN_SPLIT_COUNT_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
