@@ -896,6 +896,27 @@ RUN_SPLIT_COUNT_CASES = [
     whole((200001, 9), torch.float16),
     whole((1000000, 3), torch.float32),
 ]
+# Interleaved runs of a wave of splits (528 blocks on 132 SMs) or near one, where
+# half the splits gained (session 83, call 4: fp32 300001x31 14.0 -> 12.9 us,
+# 1000000x3 7.2 -> 6.3), beside runs of 200-272 splits where it lost (int32
+# 100001x31, fp16 200001x9, int16 70001x31) or gained (int32 30001x31):
+# run-split-fraction-switch.patch, letters c (at most 512 splits: one batch of
+# the finish's warp), t (3/4 of the splits), h (1/2).
+FULL_WAVE_RUN_CASES = [
+    whole((300001, 31), torch.float32),
+    whole((1000000, 3), torch.float32),
+    whole((3000001, 3), torch.float32),
+    whole((1000001, 5), torch.float16),
+    whole((4000000, 3), torch.int8),
+    whole((2000001, 47), torch.float32),
+    whole((8, 1048576, 3), torch.bfloat16, (1,)),
+    whole((64, 20001, 33), torch.float32, (1,)),
+    whole((200001, 31), torch.int8),
+    whole((100001, 31), torch.int32),
+    whole((30001, 31), torch.int32),
+    whole((200001, 9), torch.float16),
+    whole((70001, 31), torch.int16),
+]
 # Off-boundary 1- and 2-byte integer columns that session 81's first rule
 # (5b26969: the run from 3 rounds of the clusters' loads for 2-byte, 4 for
 # 1-byte, in under a quarter of the SMs) was not fitted on: 1-byte at 3
@@ -978,6 +999,7 @@ CASE_SETS = {
     "few_blocks_run": FEW_BLOCKS_RUN_CASES,
     "uncapped_run_splits": UNCAPPED_RUN_SPLIT_CASES,
     "run_split_count": RUN_SPLIT_COUNT_CASES,
+    "full_wave_runs": FULL_WAVE_RUN_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
