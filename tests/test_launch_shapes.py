@@ -1298,8 +1298,9 @@ def test_interleaved_int16_block_sums_near_the_int32_bound(rows, tmp_path, seed)
     """1024 spans of rows of 3 int16 columns (dim=1), one block a span: at the most
     rows whose block's column sums the warps add in int32, and past 4 times that, where a
     column's sum of elements near -32768 (about -2.7e9) would wrap in int32: the warps
-    must add it in int64 there (a row past 4 times, so that spans start off the vector
-    boundary and their heads and tails are added in int64 too). Both must match torch."""
+    must add it in int64 there (a row past 4 times, so that 7 spans in 8 start off the
+    vector boundary and every span has a head or a tail, added in int64 too). Both must
+    match torch."""
     x = torch.randint(-32768, -32000, (1024, rows, 3), dtype=torch.int16, device="cuda")
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     assert "interleaved_column_kernel" in launched[0][0], launched

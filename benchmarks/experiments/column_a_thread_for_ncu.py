@@ -25,8 +25,8 @@ read, 0.6 us behind Inductor's first kernel):
         --section SpeedOfLight --section WarpStateStats \\
         python3 benchmarks/experiments/column_a_thread_for_ncu.py fp32x32 --inductor
 
-With --profile-from-start off, ncu sees only the 4 launches after the check
-(and after torch.compile's autotuning).
+With --profile-from-start off, ncu sees only the kernels of the 4 calls after
+the check (and after torch.compile's autotuning).
 """
 
 from __future__ import annotations
@@ -67,9 +67,9 @@ CASES = {
     "int16x16": ((20001, 16), torch.int16),
     # 2 loads a thread in one launch (uint8, 30 splits, 8 columns).
     "uint8x8": ((30001, 8), torch.uint8),
-    # The interleaved run in int32 shares, 1-3 vectors a thread: int8 led
-    # Inductor (5.64 us against 6.08) where uint8 and int16 trailed (5.65 /
-    # 5.39, 6.16 / 5.63; H200, session 82, call 3).
+    # The interleaved run in int32 shares, 3-4 vectors a thread: int8 led
+    # Inductor (5.61-5.69 us against 6.08) where uint8 and int16 trailed
+    # (5.59-5.66 / 5.41, 6.03-6.21 / 5.63; H200, session 83, calls 1 and 4).
     "int8x31": ((70001, 31), torch.int8),
     "uint8x31": ((70001, 31), torch.uint8),
     "int16x31": ((70001, 31), torch.int16),

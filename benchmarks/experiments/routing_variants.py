@@ -880,10 +880,10 @@ UNCAPPED_RUN_SPLIT_CASES = [
     whole((100001, 31), torch.int32),
     whole((8, 100001, 31), torch.int8, (1,)),
 ]
-# Interleaved runs of a wave of splits or a capped share of one, against
-# Inductor (session 83, call 2: int32 100001x31 8.27 us against 7.05, fp64
-# 30001x63 8.70 against 7.14): run-split-count-switch.patch, letters h (half
-# the splits) and e (a quarter).
+# Interleaved runs of 133-528 splits (a full wave, a held-partials cap or one
+# round of loads a thread), against Inductor (session 83, call 2: int32
+# 100001x31 8.27 us against 7.05, fp64 30001x63 8.70 against 7.14):
+# run-split-count-switch.patch, letters h (half the splits) and e (a quarter).
 RUN_SPLIT_COUNT_CASES = [
     whole((100001, 31), torch.int32),
     whole((30001, 31), torch.int32),
@@ -901,7 +901,7 @@ RUN_SPLIT_COUNT_CASES = [
 # 1000000x3 7.2 -> 6.3), beside runs of 200-272 splits where it lost (int32
 # 100001x31, fp16 200001x9, int16 70001x31) or gained (int32 30001x31):
 # run-split-fraction-switch.patch, letters c (at most 512 splits: one batch of
-# the finish's warp), t (3/4 of the splits), h (1/2).
+# the finish's warp), w (at most half a wave of blocks), h (half the splits).
 FULL_WAVE_RUN_CASES = [
     whole((300001, 31), torch.float32),
     whole((1000000, 3), torch.float32),
