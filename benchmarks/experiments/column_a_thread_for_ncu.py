@@ -76,6 +76,11 @@ CASES = {
     # int32 runs behind Inductor (8.27 us against 7.05; session 83, call 2),
     # their positions added in int64.
     "int32x31": ((100001, 31), torch.int32),
+    # Full-wave runs (528 blocks) that half the splits sped up by 0.8-1.1 us
+    # (session 83, call 4); with run-split-fraction-switch.patch, set
+    # TORCH_REDUCE_ROUTING=w for half a wave of blocks.
+    "fp32x31long": ((300001, 31), torch.float32),
+    "fp32x3long": ((1000000, 3), torch.float32),
 }
 
 
