@@ -917,6 +917,42 @@ FULL_WAVE_RUN_CASES = [
     whole((200001, 9), torch.float16),
     whole((70001, 31), torch.int16),
 ]
+# The full-wave runs' crossover (session 84, call 1: at most half a wave of
+# blocks gained 0.5-2 us on runs of 1.2-4.3 rounds of loads a thread, lost 2-4%
+# on 5.8-64 rounds), by rounds at a full wave (fp32 x31: 4.3, 6, 8, 12; x3:
+# 1.4, 4.2, 6, 8, 16), spans (1, 8, 64) and type, beside the capacity-bound
+# runs: run-half-wave-eight-loads-switch.patch, letters w (half a wave) and e
+# (half a wave of blocks of 8 loads a round).
+HALF_WAVE_CASES = [
+    whole((300001, 31), torch.float32),
+    whole((418001, 31), torch.float32),
+    whole((558001, 31), torch.float32),
+    whole((837001, 31), torch.float32),
+    whole((2000001, 47), torch.float32),
+    whole((1000000, 3), torch.float32),
+    whole((3000001, 3), torch.float32),
+    whole((4330001, 3), torch.float32),
+    whole((5770001, 3), torch.float32),
+    whole((11540001, 3), torch.float32),
+    whole((2800001, 3), torch.bfloat16),
+    whole((8, 262144, 3), torch.bfloat16, (1,)),
+    whole((8, 1048576, 3), torch.bfloat16, (1,)),
+    whole((64, 2001, 33), torch.float32, (1,)),
+    whole((64, 5001, 33), torch.float32, (1,)),
+    whole((64, 20001, 33), torch.float32, (1,)),
+    whole((4000000, 3), torch.int8),
+    whole((12000001, 3), torch.int8),
+    whole((1000001, 5), torch.float16),
+    whole((4000001, 5), torch.float16),
+    whole((200001, 9), torch.float16),
+    whole((100001, 31), torch.int32),
+    whole((30001, 31), torch.int32),
+    whole((200001, 31), torch.int8),
+    whole((70001, 31), torch.int16),
+    whole((70001, 31), torch.uint8),
+    whole((30001, 63), torch.float64),
+    whole((30001, 33), torch.float64),
+]
 # Off-boundary 1- and 2-byte integer columns that session 81's first rule
 # (5b26969: the run from 3 rounds of the clusters' loads for 2-byte, 4 for
 # 1-byte, in under a quarter of the SMs) was not fitted on: 1-byte at 3
@@ -1000,6 +1036,7 @@ CASE_SETS = {
     "uncapped_run_splits": UNCAPPED_RUN_SPLIT_CASES,
     "run_split_count": RUN_SPLIT_COUNT_CASES,
     "full_wave_runs": FULL_WAVE_RUN_CASES,
+    "half_wave": HALF_WAVE_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
