@@ -1214,26 +1214,28 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     up to 2 rounds of the cluster kernel's loads, or 3 for 1-byte (int8 20001 rows of 9, 17
     and 31) or in a quarter of the SMs (int16 20001 rows of 17 and 27, 40 and 56 blocks),
     while int16 20001 rows of 9 (3 rounds in 24 blocks), int8 30001 of 13, bool 25001 of 11
-    and int16 30001 of 21 (4 rounds, the last in 48 blocks) take the run; on it, those
-    whose clusters give a thread up to 2 rounds of the cluster kernel's loads (int8 5001
-    rows of 16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8
-    20001 of 16 (32 blocks) take the run; of the other types, those whose clusters give a
-    thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31)
-    or fill half the SMs, while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of
-    32 an element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on
-    sm_90 with 132 SMs, as the clusters' capacity decides. A block per round of 4 loads a
-    thread, or of 2 where blocks of 4 would fill under a quarter of the SMs (int8 20001
-    rows of 16: 40 blocks, not 20; int16 20001 of 8: 40; uint8 30001 of 8: 30; fp16 20001
-    of 9: 44); the shortest span, 342 fp32 rows of 3 an element in (255 vectors after the
-    head of 3), one block whose last thread starts past the span. Not there: 32
-    fp32 columns from a vector boundary (the band kernels' vectors), spans under 256 vectors
-    (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements
-    a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
-    vector boundary, 65 columns and integers. Past 32 columns, the routing is asserted on
-    sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the last block's
-    warps: 9, 32 and more) of a warp's splits or more a second launch adds the splits, a
-    warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31 columns
-    of fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
+    and int16 30001 of 21 (4 rounds, the last in 48 blocks) take the run; on it, those whose
+    clusters give a thread up to 2 rounds of the cluster kernel's loads (int8 5001 rows of
+    16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
+    (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
+    rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
+    SMs, while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an element in (up
+    to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90 with 132 SMs, as
+    the clusters' capacity decides. A block per round of 4 loads a thread, or of 2 where
+    blocks of 4 would fill under a quarter of the SMs (int8 20001 rows of 16: 40 blocks, not
+    20; int16 20001 of 8: 40; uint8 30001 of 8: 30; fp16 20001 of 9: 44), or of 8 in blocks
+    of twice the registers, up to 264 (two an SM), where blocks of 4 would fill every SM,
+    for 1- to 4-byte elements (fp32 20001 rows of 32 an element in: 79 blocks, not 157; int8
+    70001 of 31: 67, not 133); the shortest span, 342 fp32 rows of 3 an element in (255
+    vectors after the head of 3), one block whose last thread starts past the span. Not
+    there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under
+    256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit
+    3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte
+    columns on the vector boundary, 65 columns and integers. Past 32 columns, the routing is
+    asserted on sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the
+    last block's warps: 9, 32 and more) of a warp's splits or more a second launch adds the
+    splits, a warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31
+    columns of fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
@@ -1246,13 +1248,20 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     if (columns <= 32 and not routed_by_clusters) or is_sm90_of_132_sms(x.device):
         assert ("interleaved_column_kernel" in launched[0][0]) == interleaved, launched
     if interleaved and is_sm90_of_132_sms(x.device):
-        # A block per 4 vectors a thread of a span's 16-byte vectors, up to a wave; per
-        # 2 where blocks of 4 would fill under a quarter of the SMs.
+        # A block per 4 vectors a thread of a span's 16-byte vectors; per 2 where
+        # blocks of 4 would fill under a quarter of the SMs; per 8, up to two blocks an
+        # SM, where they would fill every SM, for elements of up to 4 bytes.
         vectors = numel // elements_per_vector(dtype)
         splits = math.ceil(vectors / (256 * 4))
         if 4 * splits < 132:
             splits = math.ceil(vectors / (256 * 2))
             assert launched[0][1] == [splits, 1, 1], launched
+        elif splits >= 132 and dtype.itemsize < 8:
+            splits = min(math.ceil(vectors / (256 * 8)), 264)
+            eight_loads = any(
+                f"{by_element}, 8>" in launched[0][0] for by_element in ("false", "true")
+            )
+            assert eight_loads and launched[0][1] == [splits, 1, 1], launched
         if columns > 8 and splits >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
             assert launched[1][1:] == ([math.ceil(columns / 8), 1, 1], [256, 1, 1]), launched

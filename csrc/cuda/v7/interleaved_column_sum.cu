@@ -48,6 +48,17 @@ constexpr int kLoads = 4;
 // A thread's loads a round where blocks of kLoads would fill under a quarter
 // of the SMs (run_shape).
 constexpr int kFewBlocksLoads = 2;
+// A thread's loads a round where blocks of kLoads would fill every SM, for
+// 1- to 4-byte elements (run_shape): in blocks of twice kRegisters, two an SM
+// on sm_90 where kLoads' are four, so that an SM keeps as many loads in
+// flight in half the blocks.
+constexpr int kLongRunLoads = 8;
+
+// The registers a thread of interleaved_column_kernel's launch bounds: the
+// loads in flight of kLongRunLoads take twice kLoads'.
+constexpr int registers_for(int round_loads) {
+  return round_loads == kLongRunLoads ? 2 * kRegisters : kRegisters;
+}
 // Threads that add a column's parked positions past 32 columns: all columns at
 // once, where a warp a column would take up to 8 turns a warp.
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
@@ -189,7 +200,8 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // thread's loads a round (run_shape). shares_in_position_type: the warps add
 // the parked positions in their own type (shares_fit_position_type).
 template <typename InT, typename OutT, bool kByElement, int kRoundLoads>
-__global__ void __launch_bounds__(kThreads, min_blocks_per_sm<kThreads, kRegisters>())
+__global__ void __launch_bounds__(kThreads,
+                                  min_blocks_per_sm<kThreads, registers_for(kRoundLoads)>())
     interleaved_column_kernel(int64_t stride, acc_t<InT>* partials, unsigned int* counters,
                               InterleavedSpans<InT, OutT> spans, bool shares_in_position_type) {
   // The second launch's warp_an_output_kernel, where there is one, may
@@ -416,9 +428,17 @@ bool shares_fit_position_type(const ColumnProblem<InT, OutT>& problem, int64_t s
   }
 }
 
+// A wave of the run's blocks of kRoundLoads loads a round, whose launch
+// bounds (registers_for) set how many fit an SM.
+template <typename InT, typename OutT, int kRoundLoads>
+int64_t run_wave(const LaunchContext& context) {
+  return one_wave<interleaved_column_kernel<InT, OutT, false, kRoundLoads>>(
+      kThreads, context.device, context.sm_count);
+}
+
 // The run's loads a thread a round, and its splits a span: a block per round
-// of the loads, up to a wave over all spans and as many as the held partials
-// hold.
+// of the loads, up to a wave of its kernel's blocks over all spans and as
+// many as the held partials hold.
 struct RunShape {
   int loads;
   int64_t splits;
@@ -440,17 +460,48 @@ struct RunShape {
 // fp32 20001x3 (15) 3.49 -> 3.38, bf16 40001x3 (15) 3.83 -> 3.72, int16
 // 30001x3 (11) 4.12 -> 3.88, bf16 40001x5 (25) 3.80 -> 3.77, int8 32001x16
 // (32) 4.27 -> 4.12; fp16 30001x9 (33) keeps 4 loads.
+// Where blocks of kLoads fill every SM, 1- to 4-byte elements take
+// kLongRunLoads in blocks of twice the registers, up to a wave of those (two
+// an SM on sm_90): the same loads in flight an SM in half the blocks, whose
+// adds after the barrier (issued in turn by the SM's schedulers: 535
+// instructions a warp of fp32 300001x31's, ncu) and finish are half as many.
+// H200, graph, us, kLoads -> kLongRunLoads (benchmarks/NOTES.md, session 84,
+// call 2), dim=0: fp32 300001x31 13.95 -> 12.77, 837001x31 28.37 -> 27.21,
+// 2000001x47 88.90 -> 87.70, 1000000x3 7.25 -> 6.60, 11540001x3 34.83 ->
+// 34.29, bf16 2800001x3 8.42 -> 7.62, int8 4000000x3 10.00 -> 7.85, fp16
+// 1000001x5 7.65 -> 6.93, 4000001x5 14.05 -> 13.23, 200001x9 (220 blocks)
+// 4.68 -> 4.55, int32 30001x31 (228) 5.55 -> 5.00, 100001x31 8.30 -> 8.03,
+// int8 200001x31 8.50 -> 7.13, int16 70001x31 (265) 6.15 -> 5.62, uint8
+// 70001x31 (133) 5.67 -> 5.34; dim=1: bf16 8x262144x3 7.60 -> 7.05,
+// 8x1048576x3 15.54 -> 15.33, fp32 64x20001x33 41.95 -> 41.80. fp64 lost
+// (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements keep kLoads.
 template <typename InT, typename OutT>
-RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity, int64_t wave,
-                   int sm_count) {
+RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
+                   const LaunchContext& context) {
   const int64_t spans = problem.outer.numel();
-  const auto splits_of = [&](int loads) {
-    return split_count(spans, ceil_div(span_vectors(problem), int64_t(kThreads) * loads), wave,
-                       std::max<int64_t>(1, partials_capacity / (spans * problem.inner_outputs)));
+  const auto shape_of = [&](int loads, int64_t wave) {
+    return RunShape{
+        loads,
+        split_count(spans, ceil_div(span_vectors(problem), int64_t(kThreads) * loads), wave,
+                    std::max<int64_t>(1, partials_capacity / (spans * problem.inner_outputs)))};
   };
-  const int64_t splits = splits_of(kLoads);
-  if (4 * spans * splits < sm_count) return {kFewBlocksLoads, splits_of(kFewBlocksLoads)};
-  return {kLoads, splits};
+  // kFewBlocksLoads' blocks have kLoads' launch bounds, so the same wave.
+  const int64_t wave = run_wave<InT, OutT, kLoads>(context);
+  const RunShape shape = shape_of(kLoads, wave);
+  if (4 * spans * shape.splits < context.sm_count) return shape_of(kFewBlocksLoads, wave);
+  if constexpr (sizeof(InT) < 8) {
+    if (spans * shape.splits >= context.sm_count) {
+      return shape_of(kLongRunLoads, run_wave<InT, OutT, kLongRunLoads>(context));
+    }
+  }
+  return shape;
+}
+
+// The run's kernel of kRoundLoads loads a round; kByElement: parked_index.
+template <typename InT, typename OutT, int kRoundLoads>
+auto run_kernel(bool by_element) {
+  return by_element ? interleaved_column_kernel<InT, OutT, true, kRoundLoads>
+                    : interleaved_column_kernel<InT, OutT, false, kRoundLoads>;
 }
 
 // The kernel that launch_warp_an_output launches for the run's splits.
@@ -521,10 +572,10 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
         (rows_aligned && (sizeof(InT) == 8 || spans > 1))) {
       return false;
     }
-    const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false, kLoads>>(
-        kThreads, context.device, context.sm_count);
+    // The bounds below were measured in kLoads' waves.
+    const int64_t wave = run_wave<InT, OutT, kLoads>(context);
     const int64_t elements = spans * span_elements(problem);
-    const auto [loads, splits] = run_shape(problem, partials_capacity, wave, context.sm_count);
+    const auto [loads, splits] = run_shape(problem, partials_capacity, context);
     // 2.4 was measured with the finish a warp a column started early.
     const bool finishes_early =
         finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
@@ -552,13 +603,7 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   constexpr int kVec = kElementsPerVector<InT>;
   const int64_t columns = problem.inner_outputs;
   const int64_t groups = problem.outer.numel();
-  // One wave for every kernel of the run: the same launch bounds, and 63-64
-  // registers each on sm_90 (ptxas). kFewBlocksLoads' splits, taken where
-  // kLoads' fill under a quarter of the SMs, are about twice those: far
-  // under a wave.
-  const int64_t wave = one_wave<interleaved_column_kernel<InT, OutT, false, kLoads>>(
-      kThreads, context.device, context.sm_count);
-  const auto [loads, splits] = run_shape(problem, finish.partials_capacity, wave, context.sm_count);
+  const auto [loads, splits] = run_shape(problem, finish.partials_capacity, context);
   // The kernel reloads a span's last vector for a round that starts past it.
   TORCH_INTERNAL_ASSERT(span_vectors(problem) >= kThreads,
                         "interleaved_column_kernel: a span of under a block's vectors");
@@ -584,11 +629,11 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
   const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
   const bool by_element = columns % 8 == 0 && columns <= kWarpSize;
-  const auto kernel =
-      loads == kLoads ? (by_element ? interleaved_column_kernel<InT, OutT, true, kLoads>
-                                    : interleaved_column_kernel<InT, OutT, false, kLoads>)
-                      : (by_element ? interleaved_column_kernel<InT, OutT, true, kFewBlocksLoads>
-                                    : interleaved_column_kernel<InT, OutT, false, kFewBlocksLoads>);
+  auto kernel = loads == kLoads ? run_kernel<InT, OutT, kLoads>(by_element)
+                                : run_kernel<InT, OutT, kFewBlocksLoads>(by_element);
+  if constexpr (sizeof(InT) < 8) {
+    if (loads == kLongRunLoads) kernel = run_kernel<InT, OutT, kLongRunLoads>(by_element);
+  }
   const int64_t stride = threads - threads % period;
   kernel<<<grid, kThreads, 0, context.stream>>>(stride, finish.partials, finish.counter,
                                                 interleaved_spans(problem),
