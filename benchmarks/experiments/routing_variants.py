@@ -953,6 +953,27 @@ HALF_WAVE_CASES = [
     whole((30001, 63), torch.float64),
     whole((30001, 33), torch.float64),
 ]
+# Bounds of the run's 8-load blocks (3a97ee7): runs of 1.16-1.45 rounds of 8
+# loads a thread in a full wave of them, where 4 loads in as many blocks won in
+# session 84's call 2, beside 1.9-4.3 rounds; and runs of 66-131 blocks of 4
+# loads, which keep 4: run-long-loads-bounds-switch.patch, letters w and b.
+LONG_RUN_BOUND_CASES = [
+    whole((1000000, 3), torch.float32),
+    whole((1000001, 5), torch.float16),
+    whole((8, 262144, 3), torch.bfloat16, (1,)),
+    whole((100001, 31), torch.int32),
+    whole((4000000, 3), torch.int8),
+    whole((2800001, 3), torch.bfloat16),
+    whole((300001, 31), torch.float32),
+    whole((30001, 17), torch.int32),
+    whole((20001, 31), torch.bfloat16),
+    whole((70001, 24), torch.int8),
+    whole((50001, 16), torch.int16),
+    whole((30001, 17), torch.float32),
+    whole((100001, 9), torch.float16),
+    whole((100001, 16), torch.uint8),
+    whole((25001, 13), torch.float32),
+]
 # Off-boundary 1- and 2-byte integer columns that session 81's first rule
 # (5b26969: the run from 3 rounds of the clusters' loads for 2-byte, 4 for
 # 1-byte, in under a quarter of the SMs) was not fitted on: 1-byte at 3
@@ -1037,6 +1058,7 @@ CASE_SETS = {
     "run_split_count": RUN_SPLIT_COUNT_CASES,
     "full_wave_runs": FULL_WAVE_RUN_CASES,
     "half_wave": HALF_WAVE_CASES,
+    "long_run_bounds": LONG_RUN_BOUND_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
