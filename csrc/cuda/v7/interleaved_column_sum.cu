@@ -49,9 +49,7 @@ constexpr int kLoads = 4;
 // of the SMs (run_shape).
 constexpr int kFewBlocksLoads = 2;
 // A thread's loads a round where blocks of kLoads would fill every SM, for
-// 1- to 4-byte elements (run_shape): in blocks of twice kRegisters, two an SM
-// on sm_90 where kLoads' are four, so that an SM keeps as many loads in
-// flight in half the blocks.
+// 1- to 4-byte elements (run_shape), in blocks of up to twice kRegisters.
 constexpr int kLongRunLoads = 8;
 
 // The registers a thread of interleaved_column_kernel's launch bounds: the
@@ -59,6 +57,7 @@ constexpr int kLongRunLoads = 8;
 constexpr int registers_for(int round_loads) {
   return round_loads == kLongRunLoads ? 2 * kRegisters : kRegisters;
 }
+
 // Threads that add a column's parked positions past 32 columns: all columns at
 // once, where a warp a column would take up to 8 turns a warp.
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
@@ -461,20 +460,27 @@ struct RunShape {
 // 30001x3 (11) 4.12 -> 3.88, bf16 40001x5 (25) 3.80 -> 3.77, int8 32001x16
 // (32) 4.27 -> 4.12; fp16 30001x9 (33) keeps 4 loads.
 // Where blocks of kLoads fill every SM, 1- to 4-byte elements take
-// kLongRunLoads in blocks of twice the registers, up to a wave of those (two
-// an SM on sm_90): the same loads in flight an SM in half the blocks, whose
-// adds after the barrier (issued in turn by the SM's schedulers: 535
-// instructions a warp of fp32 300001x31's, ncu) and finish are half as many.
-// H200, graph, us, kLoads -> kLongRunLoads (benchmarks/NOTES.md, session 84,
-// call 2), dim=0: fp32 300001x31 13.95 -> 12.77, 837001x31 28.37 -> 27.21,
-// 2000001x47 88.90 -> 87.70, 1000000x3 7.25 -> 6.60, 11540001x3 34.83 ->
-// 34.29, bf16 2800001x3 8.42 -> 7.62, int8 4000000x3 10.00 -> 7.85, fp16
-// 1000001x5 7.65 -> 6.93, 4000001x5 14.05 -> 13.23, 200001x9 (220 blocks)
-// 4.68 -> 4.55, int32 30001x31 (228) 5.55 -> 5.00, 100001x31 8.30 -> 8.03,
-// int8 200001x31 8.50 -> 7.13, int16 70001x31 (265) 6.15 -> 5.62, uint8
-// 70001x31 (133) 5.67 -> 5.34; dim=1: bf16 8x262144x3 7.60 -> 7.05,
-// 8x1048576x3 15.54 -> 15.33, fp32 64x20001x33 41.95 -> 41.80. fp64 lost
-// (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements keep kLoads.
+// kLongRunLoads: one round a thread where a wave of those blocks holds it
+// (ptxas gives them 79-92 registers: 2-3 an SM on sm_90), else half a wave of
+// kLoads' blocks (two an SM on sm_90), which keeps a kLoads wave's loads in
+// flight in half the blocks, whose adds after the barrier (issued in turn by
+// the SM's schedulers: 535 instructions a warp of fp32 300001x31's, ncu) and
+// finish are half as many. H200, graph, us, kLoads -> half a wave of
+// kLongRunLoads (benchmarks/NOTES.md, session 84, call 2), dim=0: fp32
+// 300001x31 13.95 -> 12.77, 837001x31 28.37 -> 27.21, 2000001x47 88.90 ->
+// 87.70, 11540001x3 34.83 -> 34.29, bf16 2800001x3 8.42 -> 7.62, int8
+// 4000000x3 10.00 -> 7.85, 200001x31 8.50 -> 7.13, fp16 4000001x5 14.05 ->
+// 13.23, int32 100001x31 8.30 -> 8.03, fp32 64x20001x33 dim=1 41.95 ->
+// 41.80; in one round, int32 30001x31 (228 -> 114 blocks) 5.55 -> 5.00,
+// int16 70001x31 (265 -> 133) 6.15 -> 5.62, uint8 70001x31 (133 -> 67) 5.67
+// -> 5.34, fp16 200001x9 (220 -> 110) 4.68 -> 4.55. Past half a wave, one
+// round beat half a wave's 1.2-1.5 (call 3): fp32 1000000x3 (367 blocks)
+// 6.60 -> 6.30-6.40, fp16 1000001x5 (306) 6.93 -> 6.45, bf16 8x262144x3
+// dim=1 (384) 7.05 -> 6.94-7.02; but not a wave of 3 an SM of 1.3-2.9
+// rounds: bf16 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 ->
+// 12.96-13.09. fp64 lost (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22):
+// 8-byte elements keep kLoads. From blocks of kLoads over half the SMs
+// (66-131 blocks), kLongRunLoads won on 2 of 7 runs (call 3).
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    const LaunchContext& context) {
@@ -491,7 +497,10 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
   if (4 * spans * shape.splits < context.sm_count) return shape_of(kFewBlocksLoads, wave);
   if constexpr (sizeof(InT) < 8) {
     if (spans * shape.splits >= context.sm_count) {
-      return shape_of(kLongRunLoads, run_wave<InT, OutT, kLongRunLoads>(context));
+      const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
+      const RunShape one_round = shape_of(kLongRunLoads, long_wave);
+      if (one_round.splits * kThreads * kLongRunLoads >= span_vectors(problem)) return one_round;
+      return shape_of(kLongRunLoads, std::min(wave / 2, long_wave));
     }
   }
   return shape;
