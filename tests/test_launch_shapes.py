@@ -1276,6 +1276,33 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [0]), x, [0], False, message=f"{seed=}")
 
 
+@requires_cuda
+@pytest.mark.parametrize(
+    "shape, dtype, loads, grid",
+    [
+        ((8, 262144, 3), torch.bfloat16, 8, [48, 8, 1]),
+        ((64, 20001, 33), torch.float32, 8, [4, 64, 1]),
+        ((300, 4001, 3), torch.int16, 4, [1, 300, 1]),
+    ],
+    ids=str,
+)
+def test_interleaved_spans_take_eight_loads_within_a_wave(
+    shape, dtype, loads, grid, seed, tmp_path
+):
+    """Spans of interleaved columns (dim=1) whose blocks of 4 loads a thread fill every SM
+    take 8 loads a round where their spans fit a wave of those blocks: 8 spans of 262144
+    bf16 rows of 3 in one round a thread (48 splits a span), 64 spans of 20001 fp32 rows of
+    33 in half a wave of 4-load blocks (4 a span). 300 spans of a block each, past a wave
+    of 8-load integer blocks (264, two an SM), keep 4 loads, so that their grid stays in
+    one wave. Asserted on sm_90 with 132 SMs; the sums must match torch everywhere."""
+    x = random_tensor(math.prod(shape), dtype, "cuda").view(shape)
+    launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
+    if is_sm90_of_132_sms(x.device):
+        assert "interleaved_column_kernel" in launched[0][0], launched
+        assert f", {loads}>" in launched[0][0] and launched[0][1] == grid, launched
+    assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message=f"{seed=}")
+
+
 # The most vectors a span whose int16 positions interleaved_column_kernel's threads
 # sum in int32 (problem.h's interleaved_shape): 128 x (INT32_MAX >> 16).
 INT16_INTERLEAVED_VECTORS = 128 * (2**31 - 1 >> 16)

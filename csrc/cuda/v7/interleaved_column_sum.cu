@@ -427,12 +427,15 @@ bool shares_fit_position_type(const ColumnProblem<InT, OutT>& problem, int64_t s
   }
 }
 
-// A wave of the run's blocks of kRoundLoads loads a round, whose launch
-// bounds (registers_for) set how many fit an SM.
+// A wave of the run's blocks of kRoundLoads loads a round, whose registers
+// set how many fit an SM: the smaller of the two parkings' kernels' waves
+// (the same on sm_90), so that either kernel's grid stays in one.
 template <typename InT, typename OutT, int kRoundLoads>
 int64_t run_wave(const LaunchContext& context) {
-  return one_wave<interleaved_column_kernel<InT, OutT, false, kRoundLoads>>(
-      kThreads, context.device, context.sm_count);
+  return std::min(one_wave<interleaved_column_kernel<InT, OutT, false, kRoundLoads>>(
+                      kThreads, context.device, context.sm_count),
+                  one_wave<interleaved_column_kernel<InT, OutT, true, kRoundLoads>>(
+                      kThreads, context.device, context.sm_count));
 }
 
 // The run's loads a thread a round, and its splits a span: a block per round
@@ -443,25 +446,27 @@ struct RunShape {
   int64_t splits;
 };
 
-// kLoads a thread, or kFewBlocksLoads (twice the blocks) where blocks of
-// kLoads would fill under a quarter of the SMs: there a block's one or two
-// rounds and its adds after the barrier are the read's whole time, on a few
-// SMs. H200, graph, dim=0, us, 4 -> 2 loads (blocks in all at 4 loads;
+// kLoads a thread; kFewBlocksLoads (twice the blocks) where blocks of kLoads
+// would fill under a quarter of the SMs; kLongRunLoads where they would fill
+// every SM, below. Where they would fill under a quarter: there a block's one
+// or two rounds and its adds after the barrier are the read's whole time, on a
+// few SMs. H200, graph, dim=0, us, 4 -> 2 loads (blocks in all at 4 loads;
 // benchmarks/NOTES.md, session 80, call 3): int8 20001x8 (10) 4.20 -> 4.05,
 // 25001x16 (25) 4.56 -> 4.07, 30001x16 (30) 4.47 -> 4.09, bool 30001x16 (30)
 // 4.56 -> 4.06, uint8 30001x8 (15) 4.36 -> 4.11, int16 20001x8 (20) 3.99 ->
 // 3.91, fp16 20001x9 (22) 4.11 -> 3.83. From 49 blocks up, 2 loads lost or
 // tied: int16 25001x16 (49) 4.13 -> 4.20, bf16 20001x31 (76) 4.79 -> 5.02,
-// int32 30001x17 (125) 4.74 -> 5.22, int8 70001x31 (133) 6.75 -> 8.14,
-// fp16 200001x9 (220) 5.05 -> 5.62. One load a round (four times the
-// blocks) gained 0.01-0.08 more on 8 columns and lost on 16. A build of each
-// rule (call 4) confirmed those gains and timed 3-5 columns and the edge:
-// fp32 20001x3 (15) 3.49 -> 3.38, bf16 40001x3 (15) 3.83 -> 3.72, int16
-// 30001x3 (11) 4.12 -> 3.88, bf16 40001x5 (25) 3.80 -> 3.77, int8 32001x16
-// (32) 4.27 -> 4.12; fp16 30001x9 (33) keeps 4 loads.
+// int32 30001x17 (125) 4.74 -> 5.22, int8 70001x31 (133) 6.75 -> 8.14, fp16
+// 200001x9 (220) 5.05 -> 5.62. One load a round (four times the blocks) gained
+// 0.01-0.08 more on 8 columns and lost on 16. A build of each rule (call 4)
+// confirmed those gains and timed 3-5 columns and the edge: fp32 20001x3 (15)
+// 3.49 -> 3.38, bf16 40001x3 (15) 3.83 -> 3.72, int16 30001x3 (11) 4.12 ->
+// 3.88, bf16 40001x5 (25) 3.80 -> 3.77, int8 32001x16 (32) 4.27 -> 4.12; fp16
+// 30001x9 (33) keeps 4 loads.
 // Where blocks of kLoads fill every SM, 1- to 4-byte elements take
 // kLongRunLoads: one round a thread where a wave of those blocks holds it
-// (ptxas gives them 79-92 registers: 2-3 an SM on sm_90), else half a wave of
+// (ptxas gives them 79 registers for 16- and 32-bit floats, 3 an SM on
+// sm_90, and 91-92 for integers, 2 an SM), else half a wave of
 // kLoads' blocks (two an SM on sm_90), which keeps a kLoads wave's loads in
 // flight in half the blocks, whose adds after the barrier (issued in turn by
 // the SM's schedulers: 535 instructions a warp of fp32 300001x31's, ncu) and
@@ -480,7 +485,9 @@ struct RunShape {
 // rounds: bf16 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 ->
 // 12.96-13.09. fp64 lost (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22):
 // 8-byte elements keep kLoads. From blocks of kLoads over half the SMs
-// (66-131 blocks), kLongRunLoads won on 2 of 7 runs (call 3).
+// (66-131 blocks), kLongRunLoads won on 2 of 7 runs (call 3). Spans past
+// those waves (a block each) keep kLoads too, so that a grid of one split a
+// span takes as few waves as before: not timed at 8 loads.
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    const LaunchContext& context) {
@@ -496,8 +503,8 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
   const RunShape shape = shape_of(kLoads, wave);
   if (4 * spans * shape.splits < context.sm_count) return shape_of(kFewBlocksLoads, wave);
   if constexpr (sizeof(InT) < 8) {
-    if (spans * shape.splits >= context.sm_count) {
-      const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
+    const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
+    if (spans * shape.splits >= context.sm_count && spans <= std::min(wave / 2, long_wave)) {
       const RunShape one_round = shape_of(kLongRunLoads, long_wave);
       if (one_round.splits * kThreads * kLongRunLoads >= span_vectors(problem)) return one_round;
       return shape_of(kLongRunLoads, std::min(wave / 2, long_wave));
@@ -532,41 +539,40 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 }  // namespace
 
 // 33-64 columns of a floating type, where the wave's threads would have 2.4
-// elements or more each (where the splits finish in a second launch that
-// starts early: 4- and 8-byte columns off the vector boundary, and rows on
-// it) or 4.5 (the rest: 16-bit columns off the boundary, or no early
-// launch), and the held partials allow 3/8 of a wave of blocks or more
-// (capacity / columns splits in all: up to 42 8-byte columns, all 64 of the
-// others) or, in one span, fewer blocks leave 10 rounds of loads a thread or
-// fewer; rows on the vector boundary as well, of 2- and 4-byte types in one
-// span. On an H200, dim=0, bands -> interleaved, us: with the finish a
-// warp a column in a plain second launch (benchmarks/NOTES.md, session 73,
-// calls 1-3), under 4.5 elements a thread, fp16 10001x33 (2.4) 3.86 ->
-// 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47, fp64 15001x33 (3.7) 5.53 -> 5.75;
-// at it (4.9), fp16 20001x33 4.67 -> 4.64, fp32 20001x33 5.16 -> 4.70, fp64
-// 20001x33 6.26 -> 6.45; past it, bf16 30001x33 5.42 -> 4.79, fp32 50001x33
-// 7.41 -> 5.94, fp64 30001x33 8.14 -> 6.72, fp32 2000001x47 101.99 ->
-// 89.39. With that launch started early (session 74, call 2), 4- and 8-byte
-// columns won from 2.4: fp32 10001x33 4.01 -> 3.84, 10001x47 4.25 -> 3.99,
-// fp64 10001x33 4.78 -> 4.67, 15001x33 5.49 -> 5.28; but not at 1.2 (fp32
-// 5001x33 3.11 -> 3.62), nor 16-bit ones under 4.5 (fp16 15001x33 3.97 ->
-// 4.02, bf16 10001x47 4.01 -> 4.01, fp16 5001x33 2.97 -> 4.19); rows on the
-// boundary won from 2.7 (session 75, call 1: fp32 10001x36 4.27 -> 3.91,
-// bf16 10001x40 (3.0) 4.17 -> 3.99, fp16 7001x64 (3.3) 4.30 -> 4.03, fp32
-// 12001x48 (4.3) 4.82 -> 4.12) and lost at 2.37 (fp32 5001x64 3.75 ->
-// 3.95), below the bound of 2.4 they now share. Splits (the
-// wave: 528 blocks): fp64 100001x41 (206) won in session 71 (14.68 ->
-// 13.94, 300001x41 31.37 -> 30.20), fp32 200001x64 an element in (264) 17.77
-// -> 16.26; fp64 100001x47 (179) 15.50 -> 15.11 but 300001x47 33.60 ->
-// 34.93, 50001x63 (134) 11.94 -> 12.80 and 150001x64 an element in (132)
-// 23.41 -> 28.84. Aligned rows (aligned-interleaved-switch.patch): fp16
-// 30001x64 6.61 -> 5.51, 1000001x64 46.19 -> 35.32, bf16 1000001x40 40.73 ->
-// 23.44, fp32 50001x36 6.66 -> 6.07, 300001x64 22.39 -> 22.31, but fp64
-// 30001x34 6.72 -> 7.01 and bf16 16x3001x64 dim=1 (16 spans) 4.93 -> 6.24.
-// Left to the bands in session 70: 65+ columns (fp32 300001x66 25.57 ->
-// 26.40, fp16 300001x127 31.17 -> 37.97, though bf16 300001x65 gained, 23.32
-// -> 18.21); int32, whose sums are int64 (300001x66 27.26 -> 34.32); int64,
-// not timed.
+// elements or more each (where the splits finish in a second launch that starts
+// early: 4- and 8-byte columns off the vector boundary, and rows on it) or 4.5
+// (the rest: 16-bit columns off the boundary, or no early launch), and the held
+// partials allow 3/8 of a wave of blocks or more (capacity / columns splits in
+// all: up to 42 8-byte columns, all 64 of the others) or, in one span, fewer
+// blocks leave 10 rounds of loads a thread or fewer; rows on the vector
+// boundary as well, of 2- and 4-byte types in one span. On an H200, dim=0,
+// bands -> interleaved, us: with the finish a warp a column in a plain second
+// launch (benchmarks/NOTES.md, session 73, calls 1-3), under 4.5 elements a
+// thread, fp16 10001x33 (2.4) 3.86 -> 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47,
+// fp64 15001x33 (3.7) 5.53 -> 5.75; at it (4.9), fp16 20001x33 4.67 -> 4.64,
+// fp32 20001x33 5.16 -> 4.70, fp64 20001x33 6.26 -> 6.45; past it, bf16
+// 30001x33 5.42 -> 4.79, fp32 50001x33 7.41 -> 5.94, fp64 30001x33 8.14 ->
+// 6.72, fp32 2000001x47 101.99 -> 89.39. With that launch started early
+// (session 74, call 2), 4- and 8-byte columns won from 2.4: fp32 10001x33 4.01
+// -> 3.84, 10001x47 4.25 -> 3.99, fp64 10001x33 4.78 -> 4.67, 15001x33 5.49 ->
+// 5.28; but not at 1.2 (fp32 5001x33 3.11 -> 3.62), nor 16-bit ones under 4.5
+// (fp16 15001x33 3.97 -> 4.02, bf16 10001x47 4.01 -> 4.01, fp16 5001x33 2.97 ->
+// 4.19); rows on the boundary won from 2.7 (session 75, call 1: fp32 10001x36
+// 4.27 -> 3.91, bf16 10001x40 (3.0) 4.17 -> 3.99, fp16 7001x64 (3.3) 4.30 ->
+// 4.03, fp32 12001x48 (4.3) 4.82 -> 4.12) and lost at 2.37 (fp32 5001x64 3.75
+// -> 3.95), below the bound of 2.4 they now share. Splits, all of kLoads (the
+// wave: 528 blocks; 4-byte columns take kLongRunLoads since session 84): fp64
+// 100001x41 (206) won in session 71 (14.68 -> 13.94, 300001x41 31.37 -> 30.20),
+// fp32 200001x64 an element in (264) 17.77 -> 16.26; fp64 100001x47 (179) 15.50
+// -> 15.11 but 300001x47 33.60 -> 34.93, 50001x63 (134) 11.94 -> 12.80 and
+// 150001x64 an element in (132) 23.41 -> 28.84. Aligned rows
+// (aligned-interleaved-switch.patch): fp16 30001x64 6.61 -> 5.51, 1000001x64
+// 46.19 -> 35.32, bf16 1000001x40 40.73 -> 23.44, fp32 50001x36 6.66 -> 6.07,
+// 300001x64 22.39 -> 22.31, but fp64 30001x34 6.72 -> 7.01 and bf16 16x3001x64
+// dim=1 (16 spans) 4.93 -> 6.24. Left to the bands in session 70: 65+ columns
+// (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97, though bf16
+// 300001x65 gained, 23.32 -> 18.21); int32, whose sums are int64 (300001x66
+// 27.26 -> 34.32); int64, not timed.
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows_aligned,
                               int64_t partials_capacity, const LaunchContext& context) {
@@ -638,8 +644,8 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   if (groups > finish.counter_count || warp_a_column) finish.counter = nullptr;
   const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(groups));
   const bool by_element = columns % 8 == 0 && columns <= kWarpSize;
-  auto kernel = loads == kLoads ? run_kernel<InT, OutT, kLoads>(by_element)
-                                : run_kernel<InT, OutT, kFewBlocksLoads>(by_element);
+  auto kernel = run_kernel<InT, OutT, kLoads>(by_element);
+  if (loads == kFewBlocksLoads) kernel = run_kernel<InT, OutT, kFewBlocksLoads>(by_element);
   if constexpr (sizeof(InT) < 8) {
     if (loads == kLongRunLoads) kernel = run_kernel<InT, OutT, kLongRunLoads>(by_element);
   }
