@@ -465,29 +465,28 @@ struct RunShape {
 // 30001x9 (33) keeps 4 loads.
 // Where blocks of kLoads fill every SM, 1- to 4-byte elements take
 // kLongRunLoads: one round a thread where a wave of those blocks holds it
-// (ptxas gives them 79 registers for 16- and 32-bit floats, 3 an SM on
-// sm_90, and 91-92 for integers, 2 an SM), else half a wave of
-// kLoads' blocks (two an SM on sm_90), which keeps a kLoads wave's loads in
-// flight in half the blocks, whose adds after the barrier (issued in turn by
-// the SM's schedulers: 535 instructions a warp of fp32 300001x31's, ncu) and
-// finish are half as many. H200, graph, us, kLoads -> half a wave of
-// kLongRunLoads (benchmarks/NOTES.md, session 84, call 2), dim=0: fp32
-// 300001x31 13.95 -> 12.77, 837001x31 28.37 -> 27.21, 2000001x47 88.90 ->
-// 87.70, 11540001x3 34.83 -> 34.29, bf16 2800001x3 8.42 -> 7.62, int8
-// 4000000x3 10.00 -> 7.85, 200001x31 8.50 -> 7.13, fp16 4000001x5 14.05 ->
-// 13.23, int32 100001x31 8.30 -> 8.03, fp32 64x20001x33 dim=1 41.95 ->
-// 41.80; in one round, int32 30001x31 (228 -> 114 blocks) 5.55 -> 5.00,
-// int16 70001x31 (265 -> 133) 6.15 -> 5.62, uint8 70001x31 (133 -> 67) 5.67
-// -> 5.34, fp16 200001x9 (220 -> 110) 4.68 -> 4.55. Past half a wave, one
-// round beat half a wave's 1.2-1.5 (call 3): fp32 1000000x3 (367 blocks)
-// 6.60 -> 6.30-6.40, fp16 1000001x5 (306) 6.93 -> 6.45, bf16 8x262144x3
-// dim=1 (384) 7.05 -> 6.94-7.02; but not a wave of 3 an SM of 1.3-2.9
-// rounds: bf16 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 ->
-// 12.96-13.09. fp64 lost (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22):
-// 8-byte elements keep kLoads. From blocks of kLoads over half the SMs
-// (66-131 blocks), kLongRunLoads won on 2 of 7 runs (call 3). Spans past
-// those waves (a block each) keep kLoads too, so that a grid of one split a
-// span takes as few waves as before: not timed at 8 loads.
+// (ptxas gives them 79 registers for 16- and 32-bit floats, 3 an SM on sm_90,
+// and 91-92 for integers, 2 an SM), else half a wave of kLoads' blocks (two an
+// SM on sm_90), which keeps a kLoads wave's loads in flight in half the blocks,
+// whose adds after the barrier (issued in turn by the SM's schedulers: 535
+// instructions a warp of fp32 300001x31's, ncu) and finish are half as many.
+// H200, graph, us, kLoads -> half a wave of kLongRunLoads (benchmarks/NOTES.md,
+// session 84, call 2), dim=0: fp32 300001x31 13.95 -> 12.77, 837001x31 28.37 ->
+// 27.21, 2000001x47 88.90 -> 87.70, 11540001x3 34.83 -> 34.29, bf16 2800001x3
+// 8.42 -> 7.62, int8 4000000x3 10.00 -> 7.85, 200001x31 8.50 -> 7.13, fp16
+// 4000001x5 14.05 -> 13.23, int32 100001x31 8.30 -> 8.03, fp32 64x20001x33
+// dim=1 41.95 -> 41.80; in one round, int32 30001x31 (228 -> 114 blocks) 5.55
+// -> 5.00, int16 70001x31 (265 -> 133) 6.15 -> 5.62, uint8 70001x31 (133 -> 67)
+// 5.67 -> 5.34, fp16 200001x9 (220 -> 110) 4.68 -> 4.55. Past half a wave, one
+// round beat half a wave's 1.2-1.5 (call 3): fp32 1000000x3 (367 blocks) 6.60
+// -> 6.30-6.40, fp16 1000001x5 (306) 6.93 -> 6.45, bf16 8x262144x3 dim=1 (384)
+// 7.05 -> 6.94-7.02; but not a wave of 3 an SM of 1.3-2.9 rounds: bf16
+// 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 -> 12.96-13.09. fp64 lost
+// (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements keep kLoads.
+// From blocks of kLoads over half the SMs (66-131 blocks), kLongRunLoads won on
+// 2 of 8 runs, lost on 5 (call 3). Spans past those waves (a block each) keep
+// kLoads too, so that a grid of one split a span takes as few waves as before:
+// not timed at 8 loads.
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    const LaunchContext& context) {
