@@ -502,11 +502,14 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
   const RunShape shape = shape_of(kLoads, wave);
   if (4 * spans * shape.splits < context.sm_count) return shape_of(kFewBlocksLoads, wave);
   if constexpr (sizeof(InT) < 8) {
-    const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
-    if (spans * shape.splits >= context.sm_count && spans <= std::min(wave / 2, long_wave)) {
-      const RunShape one_round = shape_of(kLongRunLoads, long_wave);
-      if (one_round.splits * kThreads * kLongRunLoads >= span_vectors(problem)) return one_round;
-      return shape_of(kLongRunLoads, std::min(wave / 2, long_wave));
+    if (spans * shape.splits >= context.sm_count) {
+      const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
+      const int64_t half_wave = std::min(wave / 2, long_wave);
+      if (spans <= half_wave) {
+        const RunShape one_round = shape_of(kLongRunLoads, long_wave);
+        if (one_round.splits * kThreads * kLongRunLoads >= span_vectors(problem)) return one_round;
+        return shape_of(kLongRunLoads, half_wave);
+      }
     }
   }
   return shape;
