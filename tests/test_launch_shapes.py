@@ -1121,6 +1121,14 @@ def test_full_sums_of_row_slices_read_a_row_a_warp_or_a_block(
     assert_close_to_reference(torch.ops.reduce_opt.sum_v7(x), x, f"{rows_per_sm} rows an SM")
 
 
+def interleaved_round_loads(name):
+    """interleaved_column_kernel's loads a thread a round (kRoundLoads), its last
+    template argument, as the profiler prints its name."""
+    match = re.search(r"interleaved_column_kernel<[^(]*, (?:true|false), (\d+)>", name)
+    assert match, name
+    return int(match[1])
+
+
 @requires_cuda
 @pytest.mark.parametrize(
     ("shape", "dtype", "element_offset", "interleaved"),
@@ -1262,10 +1270,8 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
         elif splits >= 132 and dtype.itemsize < 8:
             splits = math.ceil(vectors / (256 * 8))
             grids = {splits} if splits <= 264 else {splits, 264} if splits <= 396 else {264}
-            eight_loads = any(
-                f"{by_element}, 8>" in launched[0][0] for by_element in ("false", "true")
-            )
-            assert eight_loads and launched[0][1][1:] == [1, 1], launched
+            assert interleaved_round_loads(launched[0][0]) == 8, launched
+            assert launched[0][1][1:] == [1, 1], launched
             assert launched[0][1][0] in grids, launched
             splits = launched[0][1][0]
         if columns > 8 and splits >= 32:
@@ -1298,8 +1304,8 @@ def test_interleaved_spans_take_eight_loads_within_a_wave(
     x = random_tensor(math.prod(shape), dtype, "cuda").view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     if is_sm90_of_132_sms(x.device):
-        assert "interleaved_column_kernel" in launched[0][0], launched
-        assert f", {loads}>" in launched[0][0] and launched[0][1] == grid, launched
+        assert interleaved_round_loads(launched[0][0]) == loads, launched
+        assert launched[0][1] == grid, launched
     assert_matches_torch(torch.ops.reduce_opt.sum_v7(x, [1]), x, [1], False, message=f"{seed=}")
 
 
