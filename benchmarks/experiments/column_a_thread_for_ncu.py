@@ -81,6 +81,11 @@ CASES = {
     # TORCH_REDUCE_ROUTING=w for half a wave of blocks.
     "fp32x31long": ((300001, 31), torch.float32),
     "fp32x3long": ((1000000, 3), torch.float32),
+    # Runs of 66-131 blocks of 4 loads, the furthest behind Inductor after
+    # session 84 (bf16 4.24 us against 3.54, fp32 0.87x): loads in flight or
+    # the blocks' fixed work after the barrier?
+    "bf16x31": ((20001, 31), torch.bfloat16),
+    "fp32x17": ((30001, 17), torch.float32),
 }
 
 

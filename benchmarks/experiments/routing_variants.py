@@ -1000,6 +1000,30 @@ NARROW_OFF_BOUNDARY_RULE_CASES = [
     whole((4, 20001, 9), torch.int16, (1,)),
     whole((2, 30001, 13), torch.int8, (1,)),
 ]
+# The run's 8-load blocks at 3 an SM for integers too (80 registers, where
+# ptxas gave them 91-92 under a bound of 128: 2 an SM), so that one round of
+# up to 396 blocks fits a wave (int32 100001x31: 379 blocks, 0.89x Inductor in
+# half a wave at 1.43 rounds), beside runs whose grid stays; and spans past
+# half a wave up to the 8-load wave (265-396 spans), never timed at 8 loads:
+# run-three-blocks-an-sm-switch.patch, letter s.
+THREE_AN_SM_CASES = [
+    whole((100001, 31), torch.int32),
+    whole((4000000, 3), torch.int8),
+    whole((1000001, 5), torch.int16),
+    whole((300001, 9), torch.int32),
+    whole((30001, 31), torch.int32),
+    whole((70001, 31), torch.int16),
+    whole((70001, 31), torch.uint8),
+    whole((200001, 31), torch.int8),
+    whole((2800001, 3), torch.int16),
+    whole((300001, 31), torch.float32),
+    whole((1000000, 3), torch.float32),
+    whole((20001, 31), torch.bfloat16),
+    whole((300, 4001, 3), torch.float32, (1,)),
+    whole((300, 4001, 3), torch.bfloat16, (1,)),
+    whole((300, 4001, 3), torch.int16, (1,)),
+    whole((384, 2001, 5), torch.float16, (1,)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1059,6 +1083,7 @@ CASE_SETS = {
     "full_wave_runs": FULL_WAVE_RUN_CASES,
     "half_wave": HALF_WAVE_CASES,
     "long_run_bounds": LONG_RUN_BOUND_CASES,
+    "three_an_sm": THREE_AN_SM_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
