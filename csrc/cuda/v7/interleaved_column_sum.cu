@@ -484,9 +484,12 @@ struct RunShape {
 // 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 -> 12.96-13.09. fp64 lost
 // (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements keep kLoads.
 // From blocks of kLoads over half the SMs (66-131 blocks), kLongRunLoads won on
-// 2 of 8 runs, lost on 5 (call 3). Spans past those waves (a block each) keep
-// kLoads too, so that a grid of one split a span takes as few waves as before:
-// not timed at 8 loads.
+// 2 of 8 runs, lost on 5 (call 3). Spans past half a wave take one round of
+// kLongRunLoads where a wave of those blocks holds them, as spans within it do:
+// bf16 300x4001x3 dim=1 (0.73 of a round) 5.02 -> 4.86, fp16 384x2001x5 dim=1
+// (0.61) 5.33 -> 4.90; not at 1.46 rounds, fp32 300x4001x3 dim=1 5.99 -> 6.17
+// (session 85, call 2). Spans past a wave of kLongRunLoads' blocks (a block
+// each) keep kLoads, so that a grid of one split a span takes as few waves.
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    const LaunchContext& context) {
@@ -504,12 +507,13 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
   if constexpr (sizeof(InT) < 8) {
     if (spans * shape.splits >= context.sm_count) {
       const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
-      const int64_t half_wave = std::min(wave / 2, long_wave);
-      if (spans <= half_wave) {
-        const RunShape one_round = shape_of(kLongRunLoads, long_wave);
-        if (one_round.splits * kThreads * kLongRunLoads >= span_vectors(problem)) return one_round;
-        return shape_of(kLongRunLoads, half_wave);
+      const RunShape one_round = shape_of(kLongRunLoads, long_wave);
+      if (spans <= long_wave &&
+          one_round.splits * kThreads * kLongRunLoads >= span_vectors(problem)) {
+        return one_round;
       }
+      const int64_t half_wave = std::min(wave / 2, long_wave);
+      if (spans <= half_wave) return shape_of(kLongRunLoads, half_wave);
     }
   }
   return shape;
