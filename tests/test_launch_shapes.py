@@ -1292,6 +1292,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
         ((300, 4001, 3), torch.bfloat16, 8, [1, 300, 1]),
         ((384, 2001, 5), torch.float16, 8, [1, 384, 1]),
         ((300, 4001, 3), torch.float32, 4, [1, 300, 1]),
+        ((300, 5450, 3), torch.bfloat16, 4, [1, 300, 1]),
     ],
     ids=str,
 )
@@ -1303,10 +1304,12 @@ def test_interleaved_spans_take_eight_loads_within_a_wave(
     bf16 rows of 3 in one round a thread (48 splits a span), 64 spans of 20001 fp32 rows of
     33 in half a wave of 4-load blocks (4 a span). Past half a wave of 4-load blocks (264
     spans), spans that one 8-load block reads in one round take it where a wave of those
-    blocks holds them (16-bit floats, 396, three an SM: 300 bf16 spans of 1500 vectors,
-    384 fp16 spans of 1250), and keep 4 loads where they would take more rounds (300 fp32
-    spans of 3000 vectors) or more than a wave (300 int16 spans: 264 integer blocks, two
-    an SM). Asserted on sm_90 with 132 SMs; the sums must match torch everywhere."""
+    blocks holds them (floats: 396, three an SM; 300 bf16 spans of 1500 vectors, 384 fp16
+    spans of 1250), and keep 4 loads where they would take more rounds (300 fp32 spans of
+    3000 vectors; 300 bf16 spans of 2043, past a round of 255 threads' 8 loads, the
+    threads a multiple of the 3 columns) or more than a wave (300 int16 spans: 264 integer
+    blocks, two an SM). Asserted on sm_90 with 132 SMs; the sums must match torch
+    everywhere."""
     x = random_tensor(math.prod(shape), dtype, "cuda").view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     if is_sm90_of_132_sms(x.device):

@@ -427,6 +427,17 @@ bool shares_fit_position_type(const ColumnProblem<InT, OutT>& problem, int64_t s
   }
 }
 
+// The vectors between a thread's loads: the run's threads, a multiple of C's
+// period (C / gcd(C, elements a vector)), so that element k of each vector a
+// thread loads lies in one column; the threads past it load nothing.
+template <typename InT, typename OutT>
+int64_t run_stride(const ColumnProblem<InT, OutT>& problem, int64_t splits) {
+  const int64_t columns = problem.inner_outputs;
+  const int64_t period = columns / std::gcd(columns, int64_t(kElementsPerVector<InT>));
+  const int64_t threads = splits * kThreads;
+  return threads - threads % period;
+}
+
 // A wave of the run's blocks of kRoundLoads loads a round, whose registers
 // set how many fit an SM: the smaller of the two parkings' kernels' waves
 // (the same on sm_90), so that either kernel's grid stays in one.
@@ -466,8 +477,9 @@ struct RunShape {
 // Where blocks of kLoads fill every SM, 1- to 4-byte elements take
 // kLongRunLoads: one round a thread where a wave of those blocks holds it
 // (ptxas gives them 79 registers for 16- and 32-bit floats, 3 an SM on sm_90,
-// and 91-92 for integers, 2 an SM), else half a wave of kLoads' blocks (two an
-// SM on sm_90), which keeps a kLoads wave's loads in flight in half the blocks,
+// and 91-92 for integers, 2 an SM); else, where the spans fit half a wave of
+// kLoads' blocks, that many blocks of kLongRunLoads (two an SM on sm_90),
+// which keeps a kLoads wave's loads in flight in half the blocks,
 // whose adds after the barrier (issued in turn by the SM's schedulers: 535
 // instructions a warp of fp32 300001x31's, ncu) and finish are half as many.
 // H200, graph, us, kLoads -> half a wave of kLongRunLoads (benchmarks/NOTES.md,
@@ -485,11 +497,16 @@ struct RunShape {
 // (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements keep kLoads.
 // From blocks of kLoads over half the SMs (66-131 blocks), kLongRunLoads won on
 // 2 of 8 runs, lost on 5 (call 3). Spans past half a wave take one round of
-// kLongRunLoads where a wave of those blocks holds them, as spans within it do:
-// bf16 300x4001x3 dim=1 (0.73 of a round) 5.02 -> 4.86, fp16 384x2001x5 dim=1
-// (0.61) 5.33 -> 4.90; not at 1.46 rounds, fp32 300x4001x3 dim=1 5.99 -> 6.17
-// (session 85, call 2). Spans past a wave of kLongRunLoads' blocks (a block
-// each) keep kLoads, so that a grid of one split a span takes as few waves.
+// kLongRunLoads where a wave of those blocks holds them, as spans within it do,
+// measured on a build whose 8-load blocks had 80-register bounds (floats took
+// 77-78 there, 3 an SM as here; session 85, call 2): bf16 300x4001x3 dim=1
+// (0.73 of a round) 5.04 -> 4.86, fp16 384x2001x5 dim=1 (0.61) 5.32 -> 4.90;
+// not at 1.46 rounds, fp32 300x4001x3 dim=1 5.94 -> 6.17 (fp32 in one round
+// past half a wave not timed). A round is run_stride's vectors times the
+// loads: where C's period does not divide the threads, a span just under a
+// block's kThreads * kLongRunLoads vectors would take a second round, and
+// keeps kLoads. Spans past a wave of kLongRunLoads' blocks (a block each) keep
+// kLoads, so that a grid of one split a span takes as few waves.
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    const LaunchContext& context) {
@@ -509,7 +526,7 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
       const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
       const RunShape one_round = shape_of(kLongRunLoads, long_wave);
       if (spans <= long_wave &&
-          one_round.splits * kThreads * kLongRunLoads >= span_vectors(problem)) {
+          run_stride(problem, one_round.splits) * kLongRunLoads >= span_vectors(problem)) {
         return one_round;
       }
       const int64_t half_wave = std::min(wave / 2, long_wave);
@@ -628,7 +645,6 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   // The kernel reloads a span's last vector for a round that starts past it.
   TORCH_INTERNAL_ASSERT(span_vectors(problem) >= kThreads,
                         "interleaved_column_kernel: a span of under a block's vectors");
-  const int64_t period = columns / std::gcd(columns, int64_t(kVec));
   const int64_t threads = splits * kThreads;
   TORCH_INTERNAL_ASSERT(threads * kVec < int64_t(UINT32_MAX) - kVec,
                         "interleaved_column_kernel's 32-bit phase: ", splits, " splits");
@@ -655,7 +671,7 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   if constexpr (sizeof(InT) < 8) {
     if (loads == kLongRunLoads) kernel = run_kernel<InT, OutT, kLongRunLoads>(by_element);
   }
-  const int64_t stride = threads - threads % period;
+  const int64_t stride = run_stride(problem, splits);
   kernel<<<grid, kThreads, 0, context.stream>>>(stride, finish.partials, finish.counter,
                                                 interleaved_spans(problem),
                                                 shares_fit_position_type(problem, stride));
