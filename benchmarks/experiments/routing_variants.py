@@ -1024,6 +1024,27 @@ THREE_AN_SM_CASES = [
     whole((300, 4001, 3), torch.int16, (1,)),
     whole((384, 2001, 5), torch.float16, (1,)),
 ]
+# Runs of 66-131 blocks of 4 loads, where a warp's ~400-600 instructions are the
+# critical path (ncu, session 85, call 4: bf16 20001x31 0.83x Inductor), beside
+# long runs, one-round 8-load runs and narrow integers: lean-run-kernel.patch
+# (a build against the in-place tree).
+LEAN_RUN_CASES = [
+    whole((20001, 31), torch.bfloat16),
+    whole((30001, 17), torch.float32),
+    whole((25001, 13), torch.float32),
+    whole((30001, 17), torch.int32),
+    whole((100001, 9), torch.float16),
+    whole((50001, 16), torch.int16),
+    whole((70001, 31), torch.uint8),
+    whole((30001, 31), torch.int32),
+    whole((100001, 31), torch.int32),
+    whole((300001, 31), torch.float32),
+    whole((1000000, 3), torch.float32),
+    whole((2800001, 3), torch.bfloat16),
+    whole((4000000, 3), torch.int8),
+    whole((300, 4001, 3), torch.bfloat16, (1,)),
+    whole((30001, 63), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1084,6 +1105,7 @@ CASE_SETS = {
     "half_wave": HALF_WAVE_CASES,
     "long_run_bounds": LONG_RUN_BOUND_CASES,
     "three_an_sm": THREE_AN_SM_CASES,
+    "lean_run": LEAN_RUN_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
