@@ -1026,8 +1026,8 @@ THREE_AN_SM_CASES = [
 ]
 # Runs of 66-131 blocks of 4 loads, where a warp's ~400-600 instructions are the
 # critical path (ncu, session 85, call 4: bf16 20001x31 0.83x Inductor), beside
-# long runs, one-round 8-load runs and narrow integers: lean-run-kernel.patch
-# (a build against the in-place tree).
+# long runs, one-round 8-load runs and narrow integers: session 86's cuts of a
+# warp's instructions (a build of each tree, in turns; landed in session 86).
 LEAN_RUN_CASES = [
     whole((20001, 31), torch.bfloat16),
     whole((30001, 17), torch.float32),

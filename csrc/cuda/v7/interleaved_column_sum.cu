@@ -104,7 +104,10 @@ __device__ __forceinline__ int parked_index(int j) {
 
 // For each i, values[parked_index(firsts[i])] + values[parked_index(firsts[i]
 // + step)] + ... below kThreads * kVec, each as an AccT, added in that order
-// from +0 into sums[i] (a first of kThreads * kVec or more adds nothing). Up
+// from +0 into sums[i] (a first of kThreads * kVec or more adds nothing: a
+// read past the positions adds +0, which leaves a sum that starts at +0 with
+// the same bits, as it never is -0.0; a second bound check before each add
+// cost 22 of the 4-column loop's 119 instructions, sm_90 SASS). Up
 // to four reads of each sum in flight, the sums' side by side: an unrolled
 // loop of a runtime step first divides for its trip count, a chain of ~20
 // instructions after the barrier (benchmarks/NOTES.md, session 72).
@@ -148,9 +151,7 @@ __device__ __forceinline__ void strided_sums(const T* values, const int (&firsts
 #pragma unroll
     for (int i = 0; i < kCount; ++i) {
 #pragma unroll
-      for (int u = 0; u < kInFlight; ++u) {
-        if (j + (firsts[i] - lowest) + u * step < kEnd) sums[i] += batch[i][u];
-      }
+      for (int u = 0; u < kInFlight; ++u) sums[i] += batch[i][u];
     }
   }
 }
@@ -198,6 +199,15 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // (launch_interleaved_column_sum). kByElement: parked_index. kRoundLoads: a
 // thread's loads a round (run_shape). shares_in_position_type: the warps add
 // the parked positions in their own type (shares_fit_position_type).
+// Where a wave's blocks hold one or two rounds, a warp's chain of
+// instructions is the kernel's time (~6.65 cycles an instruction at 2 warps
+// a scheduler; ncu, bf16 20001x31 dim=0), so every instruction a warp
+// counts: strided_sums' unchecked adds, widen_elements' bfloat16 pairs, the
+// stores from the group's first output and the block's first partial, and
+// one branch over the edges took that warp from 612 instructions to 550, and
+// on an H200, graph, dim=0, bf16 20001x31 4.25 -> 3.92 us, fp32 30001x17
+// 4.10 -> 3.83, int32 30001x31 4.98 -> 4.63, uint8 70001x31 5.33 -> 4.90,
+// long runs within 0.05 (benchmarks/NOTES.md, session 86, call 1).
 template <typename InT, typename OutT, bool kByElement, int kRoundLoads>
 __global__ void __launch_bounds__(kThreads,
                                   min_blocks_per_sm<kThreads, registers_for(kRoundLoads)>())
@@ -251,8 +261,20 @@ __global__ void __launch_bounds__(kThreads,
 #pragma unroll
     for (int u = 0; u < kRoundLoads; ++u) {
       if (v + u * stride < num_vectors) {
+        if constexpr (std::is_same_v<InT, c10::BFloat16> && std::is_same_v<SumT, float>) {
+          // Written into an array of the vector's floats first, the same
+          // adds took 40 more instructions in the fp32 kernels' SASS (sm_90).
+          uint32_t words[kVec / 2];
+          memcpy(words, &batch[u], sizeof(words));
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) sums[k] += static_cast<SumT>(batch[u].values[k]);
+          for (int w = 0; w < kVec / 2; ++w) {
+            sums[2 * w] += first_of_bfloat16_pair(words[w]);
+            sums[2 * w + 1] += second_of_bfloat16_pair(words[w]);
+          }
+        } else {
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) sums[k] += static_cast<SumT>(batch[u].values[k]);
+        }
       }
     }
   };
@@ -302,12 +324,16 @@ __global__ void __launch_bounds__(kThreads,
   }
   __syncthreads();
 
+  // The group's outputs, and this block's partial of its first column: a
+  // column's is `column * splits` past it, in 32 bits (the launcher keeps
+  // the grid's threads times kVec under 2^32, so columns * splits too).
+  OutT* const group_results = spans.result + group * columns;
+  const int64_t block_partial = group * columns * splits + blockIdx.x;
   const auto store = [&](int column, AccT sum) {
-    const int64_t output = group * columns + column;
     if (splits == 1) {
-      spans.result[output] = static_cast<OutT>(sum);
+      group_results[column] = static_cast<OutT>(sum);
     } else {
-      partials[output * splits + blockIdx.x] = sum;
+      partials[block_partial + unsigned(column) * unsigned(splits)] = sum;
     }
   };
   // The block's column sums, each added in ShareT by its warp (or, past 32
@@ -355,14 +381,17 @@ __global__ void __launch_bounds__(kThreads,
         }
         ShareT sums[kColumns];
         strided_sums<kVec, kByElement>(positions, firsts, kWarpSize * columns, sums);
+        // One branch over the columns' edges, which every block but the
+        // first skips, where each column branched (a check and a branch a
+        // column in every warp of every block).
+        if (takes_edges && lane < kVec) {
+          const int head_column = lane % columns;
+          const int tail_column = (tail_phase + lane) % columns;
 #pragma unroll
-        for (int i = 0; i < kColumns; ++i) {
-          const int column = warp + i * kWarps;
-          if (takes_edges && lane < kVec) {
-            if (lane % columns == column) sums[i] += static_cast<ShareT>(edges[0][lane]);
-            if ((tail_phase + lane) % columns == column) {
-              sums[i] += static_cast<ShareT>(edges[1][lane]);
-            }
+          for (int i = 0; i < kColumns; ++i) {
+            const int column = warp + i * kWarps;
+            if (head_column == column) sums[i] += static_cast<ShareT>(edges[0][lane]);
+            if (tail_column == column) sums[i] += static_cast<ShareT>(edges[1][lane]);
           }
         }
         warp_sums(sums);

@@ -124,6 +124,17 @@ __device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* inpu
   return {head, num_vectors, head + num_vectors * kVec};
 }
 
+// A bfloat16 is a float's high half, so a pair in one 32-bit word widens
+// with a shift (the first element) and a mask (the second): 2 instructions
+// a pair, where c10's conversion first takes the word apart (3 a pair in the
+// sm_90 SASS).
+__device__ __forceinline__ float first_of_bfloat16_pair(uint32_t pair) {
+  return __uint_as_float(pair << 16);
+}
+__device__ __forceinline__ float second_of_bfloat16_pair(uint32_t pair) {
+  return __uint_as_float(pair & 0xffff0000u);
+}
+
 // The sum of a vector's elements in order, from the first element rather
 // than from 0: nvcc keeps an add of 0 (0 + -0.0 is +0.0). The bits are the
 // same where the caller adds the result to an accumulator that starts at
@@ -133,18 +144,14 @@ __device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* inpu
 template <typename AccT, typename T, int kSize>
 __device__ __forceinline__ AccT vector_sum(const AlignedVector<T, kSize>& vector) {
   if constexpr (std::is_same_v<T, c10::BFloat16> && std::is_same_v<AccT, float>) {
-    // A bfloat16 is a float's high half, so a pair in one 32-bit word widens
-    // with a shift (the first element) and a mask (the second): 2
-    // instructions a pair, where c10's conversion first takes the word apart
-    // (3 a pair in the sm_90 SASS).
     uint32_t words[sizeof(vector) / sizeof(uint32_t)];
     memcpy(words, &vector, sizeof(words));
-    AccT sum = __uint_as_float(words[0] << 16);
-    sum += __uint_as_float(words[0] & 0xffff0000u);
+    AccT sum = first_of_bfloat16_pair(words[0]);
+    sum += second_of_bfloat16_pair(words[0]);
 #pragma unroll
     for (int w = 1; w < int(std::size(words)); ++w) {
-      sum += __uint_as_float(words[w] << 16);
-      sum += __uint_as_float(words[w] & 0xffff0000u);
+      sum += first_of_bfloat16_pair(words[w]);
+      sum += second_of_bfloat16_pair(words[w]);
     }
     return sum;
   } else {
