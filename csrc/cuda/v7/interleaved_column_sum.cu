@@ -61,6 +61,8 @@ constexpr int registers_for(int round_loads) {
 // Threads that add a column's parked positions past 32 columns: all columns at
 // once, where a warp a column would take up to 8 turns a warp.
 constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
+// The stores' 32-bit offsets (column * splits) rest on it.
+static_assert(kMaxWideInterleavedColumns < kThreads * 2, "columns * splits fits 32 bits");
 static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a warp");
 // Partials in flight a lane of a warp that adds an output's splits, up to a
 // wave (528 on 132 SMs): one batch a lane; in the last block's finish and in
@@ -104,11 +106,11 @@ __device__ __forceinline__ int parked_index(int j) {
 
 // For each i, values[parked_index(firsts[i])] + values[parked_index(firsts[i]
 // + step)] + ... below kThreads * kVec, each as an AccT, added in that order
-// from +0 into sums[i] (a first of kThreads * kVec or more adds nothing: a
-// read past the positions adds +0, which leaves a sum that starts at +0 with
-// the same bits, as it never is -0.0; a second bound check before each add
-// cost 22 of the 4-column loop's 119 instructions, sm_90 SASS). Up
-// to four reads of each sum in flight, the sums' side by side: an unrolled
+// from +0 into sums[i] (a first of kThreads * kVec or more adds only +0s:
+// no read is made past the positions, and a +0 leaves a sum from +0 as it
+// is, as it never is -0.0, and inf and NaN stay; a second bound check
+// before each add cost 22 of the 4-column loop's 119 instructions, sm_90
+// SASS). Up to four reads of each sum in flight, the sums' side by side: an unrolled
 // loop of a runtime step first divides for its trip count, a chain of ~20
 // instructions after the barrier (benchmarks/NOTES.md, session 72).
 // reduce.cuh's sum_every has the same order (and, one sum of four reads in
@@ -202,7 +204,7 @@ InterleavedSpans<InT, OutT> interleaved_spans(const ColumnProblem<InT, OutT>& pr
 // Where a wave's blocks hold one or two rounds, a warp's chain of
 // instructions is the kernel's time (~6.65 cycles an instruction at 2 warps
 // a scheduler; ncu, bf16 20001x31 dim=0), so every instruction a warp
-// counts: strided_sums' unchecked adds, widen_elements' bfloat16 pairs, the
+// counts: strided_sums' unchecked adds, add_batch's bfloat16 pairs, the
 // stores from the group's first output and the block's first partial, and
 // one branch over the edges took that warp from 612 instructions to 550, and
 // on an H200, graph, dim=0, bf16 20001x31 4.25 -> 3.92 us, fp32 30001x17
@@ -262,8 +264,9 @@ __global__ void __launch_bounds__(kThreads,
     for (int u = 0; u < kRoundLoads; ++u) {
       if (v + u * stride < num_vectors) {
         if constexpr (std::is_same_v<InT, c10::BFloat16> && std::is_same_v<SumT, float>) {
-          // Written into an array of the vector's floats first, the same
-          // adds took 40 more instructions in the fp32 kernels' SASS (sm_90).
+          // Only bfloat16 takes this path: a helper that widened every
+          // type into an array first cost the fp32 kernels 40 instructions
+          // (sm_90 SASS).
           uint32_t words[kVec / 2];
           memcpy(words, &batch[u], sizeof(words));
 #pragma unroll
@@ -325,8 +328,9 @@ __global__ void __launch_bounds__(kThreads,
   __syncthreads();
 
   // The group's outputs, and this block's partial of its first column: a
-  // column's is `column * splits` past it, in 32 bits (the launcher keeps
-  // the grid's threads times kVec under 2^32, so columns * splits too).
+  // column's is `column * splits` past it, in 32 bits (the launcher keeps a
+  // span's threads, splits * kThreads, times kVec under 2^32, and columns <=
+  // kMaxWideInterleavedColumns < kThreads * kVec).
   OutT* const group_results = spans.result + group * columns;
   const int64_t block_partial = group * columns * splits + blockIdx.x;
   const auto store = [&](int column, AccT sum) {
