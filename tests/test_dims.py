@@ -600,7 +600,7 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
     ],
     ids=str,
 )
-@pytest.mark.parametrize("columns", [2, 3, 5, 6, 7, 8, 9, 15, 24, 31, 32, 33])
+@pytest.mark.parametrize("columns", [2, 3, 5, 6, 7, 8, 9, 15, 17, 24, 25, 31, 32, 33])
 def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, row_offset, seed):
     """Column sums of a few columns whose rows lie back to back, off the vector
     boundaries (interleaved_column_sum.cu): C not a multiple of a vector, or any C
@@ -614,7 +614,8 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     elements here. From 4 columns, sums of every type that a column a thread reads in
     clusters in few rounds (the smaller sums here, on GPUs with clusters) take the
     band kernels. C a multiple of 8 (8, 24, 32) parks its positions element by
-    element."""
+    element. A warp adds 1 to 4 columns after the barrier: 17 gives warp 0 three
+    and the others two, 25 warp 0 four and the others three."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

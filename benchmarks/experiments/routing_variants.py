@@ -1045,6 +1045,28 @@ LEAN_RUN_CASES = [
     whole((300, 4001, 3), torch.bfloat16, (1,)),
     whole((30001, 63), torch.float64),
 ]
+# Column sums of 9-32 interleaved columns, whose warps add 2-4 columns each
+# after the barrier, beside controls of 3 and 63 columns: the most reads a lane
+# makes of one column (strided_sums' kMostReads) and 3 columns a warp apart
+# from 4 (session 86, call 3: the in-place tree against a variant build of the
+# tree before them).
+MOST_READS_CASES = [
+    whole((20001, 31), torch.bfloat16),
+    whole((20001, 25), torch.bfloat16),
+    whole((30001, 17), torch.float32),
+    whole((20001, 31), torch.float32),
+    whole((300001, 31), torch.float32),
+    whole((40001, 20), torch.float16),
+    whole((30001, 31), torch.float64),
+    whole((30001, 13), torch.float64),
+    whole((30001, 31), torch.int32),
+    whole((30001, 17), torch.int32),
+    whole((50001, 24), torch.int16),
+    whole((70001, 31), torch.uint8),
+    whole((1000000, 3), torch.float32),
+    whole((30001, 63), torch.float64),
+    whole((300, 4001, 3), torch.bfloat16, (1,)),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1106,6 +1128,7 @@ CASE_SETS = {
     "long_run_bounds": LONG_RUN_BOUND_CASES,
     "three_an_sm": THREE_AN_SM_CASES,
     "lean_run": LEAN_RUN_CASES,
+    "most_reads": MOST_READS_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 

@@ -104,26 +104,37 @@ __device__ __forceinline__ int parked_index(int j) {
   }
 }
 
+// The most positions a lane reads of one sum, its positions `step` or more
+// apart: strided_sums' kMostReads.
+template <int kVec>
+constexpr int most_reads(int step) {
+  return (kThreads * kVec + step - 1) / step;
+}
+
 // For each i, values[parked_index(firsts[i])] + values[parked_index(firsts[i]
 // + step)] + ... below kThreads * kVec, each as an AccT, added in that order
 // from +0 into sums[i] (a first of kThreads * kVec or more adds only +0s:
 // no read is made past the positions, and a +0 leaves a sum from +0 as it
 // is, as it never is -0.0, and inf and NaN stay; a second bound check
 // before each add cost 22 of the 4-column loop's 119 instructions, sm_90
-// SASS). Up to four reads of each sum in flight, the sums' side by side: an unrolled
-// loop of a runtime step first divides for its trip count, a chain of ~20
-// instructions after the barrier (benchmarks/NOTES.md, session 72).
+// SASS). Up to four reads of each sum in flight, the sums' side by side, and
+// no more than kMostReads, the most positions a lane adds to one sum: reads
+// in flight past them are all masked, yet each costs its index, its check
+// and its add. An unrolled loop of a runtime step first divides for its trip
+// count, a chain of ~20 instructions after the barrier (benchmarks/NOTES.md,
+// session 72).
 // reduce.cuh's sum_every has the same order (and, one sum of four reads in
 // flight, the same batches), but in 64-bit indices with its loop left to
 // nvcc: called here, it put 235 more instructions after the barrier, a 64-bit
 // division among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled
 // loop.
-template <int kVec, bool kByElement, typename AccT, typename T, int kCount>
+template <int kVec, bool kByElement, int kMostReads, typename AccT, typename T, int kCount>
 __device__ __forceinline__ void strided_sums(const T* values, const int (&firsts)[kCount], int step,
                                              AccT (&sums)[kCount]) {
   // 16 words of reads in flight at most: 8-byte sums of 4 columns spilled
   // with 4 reads each (sm_90, 64 registers).
-  constexpr int kInFlight = std::clamp(16 / (kCount * int(sizeof(AccT) / 4)), 1, 4);
+  constexpr int kInFlight =
+      std::clamp(std::min(16 / (kCount * int(sizeof(AccT) / 4)), kMostReads), 1, 4);
   constexpr int kEnd = kThreads * kVec;
   int lowest = firsts[0];
 #pragma unroll
@@ -356,7 +367,8 @@ __global__ void __launch_bounds__(kThreads,
       if (column < columns) {
         const int share_first[1] = {column_start(column) + part * columns};
         ShareT share[1];
-        strided_sums<kVec, kByElement>(positions, share_first, kWideColumnThreads * columns, share);
+        strided_sums<kVec, kByElement, most_reads<kVec>(kWideColumnThreads * (kWarpSize + 1))>(
+            positions, share_first, kWideColumnThreads * columns, share);
         sum = share[0];
         if (takes_edges && part == 0) {
 #pragma unroll
@@ -384,7 +396,9 @@ __global__ void __launch_bounds__(kThreads,
           firsts[i] = column < columns ? column_start(column) + lane * columns : kThreads * kVec;
         }
         ShareT sums[kColumns];
-        strided_sums<kVec, kByElement>(positions, firsts, kWarpSize * columns, sums);
+        // A warp takes kColumns columns from (kColumns - 1) * kWarps + 1.
+        strided_sums<kVec, kByElement, most_reads<kVec>(kWarpSize * ((kColumns - 1) * kWarps + 1))>(
+            positions, firsts, kWarpSize * columns, sums);
         // One branch over the columns' edges, which every block but the
         // first skips, where each column branched (a check and a branch a
         // column in every warp of every block).
@@ -411,7 +425,9 @@ __global__ void __launch_bounds__(kThreads,
         add_warp_columns(std::integral_constant<int, 1>{});
       } else if (warp_columns == 2) {
         add_warp_columns(std::integral_constant<int, 2>{});
-      } else if (warp_columns > 2) {
+      } else if (warp_columns == 3) {
+        add_warp_columns(std::integral_constant<int, 3>{});
+      } else if (warp_columns == 4) {
         add_warp_columns(std::integral_constant<int, 4>{});
       }
     }
