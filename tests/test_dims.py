@@ -614,8 +614,9 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     elements here. From 4 columns, sums of every type that a column a thread reads in
     clusters in few rounds (the smaller sums here, on GPUs with clusters) take the
     band kernels. C a multiple of 8 (8, 24, 32) parks its positions element by
-    element. A warp adds 1 to 4 columns after the barrier: 17 gives warp 0 three
-    and the others two, 25 warp 0 four and the others three."""
+    element. A warp adds 1 to 4 columns after the barrier: 17 and 25, the fewest
+    columns that give a warp 3 or 4, take a lane's reads of a column at their most
+    (17: warp 0 three, the others two; 25: warp 0 four, the others three)."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

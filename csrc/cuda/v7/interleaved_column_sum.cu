@@ -120,7 +120,9 @@ constexpr int most_reads(int step) {
 // SASS). Up to four reads of each sum in flight, the sums' side by side, and
 // no more than kMostReads, the most positions a lane adds to one sum: reads
 // in flight past them are all masked, yet each costs its index, its check
-// and its add. An unrolled loop of a runtime step first divides for its trip
+// and its add (0.02-0.09 us on runs of 9-32 columns, H200, graph, dim=0:
+// fp32 20001x31 4.15 -> 4.07; benchmarks/NOTES.md, session 86, call 3).
+// An unrolled loop of a runtime step first divides for its trip
 // count, a chain of ~20 instructions after the barrier (benchmarks/NOTES.md,
 // session 72).
 // reduce.cuh's sum_every has the same order (and, one sum of four reads in
@@ -367,6 +369,7 @@ __global__ void __launch_bounds__(kThreads,
       if (column < columns) {
         const int share_first[1] = {column_start(column) + part * columns};
         ShareT share[1];
+        // 4 reads or more for every kVec past 32 columns: 4 in flight.
         strided_sums<kVec, kByElement, most_reads<kVec>(kWideColumnThreads * (kWarpSize + 1))>(
             positions, share_first, kWideColumnThreads * columns, share);
         sum = share[0];
@@ -396,7 +399,8 @@ __global__ void __launch_bounds__(kThreads,
           firsts[i] = column < columns ? column_start(column) + lane * columns : kThreads * kVec;
         }
         ShareT sums[kColumns];
-        // A warp takes kColumns columns from (kColumns - 1) * kWarps + 1.
+        // A warp has kColumns columns only from (kColumns - 1) * kWarps + 1
+        // of them, so a lane's positions of one lie 32 times that apart.
         strided_sums<kVec, kByElement, most_reads<kVec>(kWarpSize * ((kColumns - 1) * kWarps + 1))>(
             positions, firsts, kWarpSize * columns, sums);
         // One branch over the columns' edges, which every block but the
@@ -426,6 +430,8 @@ __global__ void __launch_bounds__(kThreads,
       } else if (warp_columns == 2) {
         add_warp_columns(std::integral_constant<int, 2>{});
       } else if (warp_columns == 3) {
+        // Apart from 4, so as to carry no fourth sum of masked reads (~300
+        // more instructions a kernel, sm_90 SASS).
         add_warp_columns(std::integral_constant<int, 3>{});
       } else if (warp_columns == 4) {
         add_warp_columns(std::integral_constant<int, 4>{});
