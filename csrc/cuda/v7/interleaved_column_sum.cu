@@ -122,14 +122,12 @@ constexpr int most_reads(int step) {
 // in flight past them are all masked, yet each costs its index, its check
 // and its add (0.02-0.09 us on runs of 9-32 columns, H200, graph, dim=0:
 // fp32 20001x31 4.15 -> 4.07; benchmarks/NOTES.md, session 86, call 3).
-// An unrolled loop of a runtime step first divides for its trip
-// count, a chain of ~20 instructions after the barrier (benchmarks/NOTES.md,
-// session 72).
-// reduce.cuh's sum_every has the same order (and, one sum of four reads in
-// flight, the same batches), but in 64-bit indices with its loop left to
-// nvcc: called here, it put 235 more instructions after the barrier, a 64-bit
-// division among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled
-// loop.
+// An unrolled loop of a runtime step first divides for its trip count, a
+// chain of ~20 instructions after the barrier (session 72). reduce.cuh's
+// sum_every has the same order (and, one sum of four reads in flight, the
+// same batches), but in 64-bit indices with its loop left to nvcc: called
+// here, it put 235 more instructions after the barrier, a 64-bit division
+// among them (sm_90 SASS, bf16); hence 32-bit indices and a rolled loop.
 template <int kVec, bool kByElement, int kMostReads, typename AccT, typename T, int kCount>
 __device__ __forceinline__ void strided_sums(const T* values, const int (&firsts)[kCount], int step,
                                              AccT (&sums)[kCount]) {
