@@ -126,9 +126,8 @@ __device__ __forceinline__ VectorSplit<Index> split_into_vectors(const InT* inpu
 
 // A bfloat16 is a float's high half, so a pair in one 32-bit word widens
 // with a shift (the first element, the word's low half: little-endian) and
-// a mask (the second): 2 instructions
-// a pair, where c10's conversion first takes the word apart (3 a pair in the
-// sm_90 SASS).
+// a mask (the second): 2 instructions a pair, where c10's conversion first
+// takes the word apart (3 a pair in the sm_90 SASS).
 __device__ __forceinline__ float first_of_bfloat16_pair(uint32_t pair) {
   return __uint_as_float(pair << 16);
 }
