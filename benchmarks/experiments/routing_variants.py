@@ -1067,6 +1067,21 @@ MOST_READS_CASES = [
     whole((30001, 63), torch.float64),
     whole((300, 4001, 3), torch.bfloat16, (1,)),
 ]
+# Column sums of 13-31 interleaved 8-byte columns off the vector boundary, the
+# run's largest gap to Inductor (fp64 30001x31 dim=0 0.73x, H200, session 86),
+# beside shorter and longer ones and int64: which of the run and a column a
+# thread's clusters reads them faster, and with how many loads a thread
+# (eight-byte-interleaved-switch.patch, session 87).
+EIGHT_BYTE_INTERLEAVED_CASES = [
+    whole((30001, 31), torch.float64),
+    whole((30001, 13), torch.float64),
+    whole((30001, 17), torch.float64),
+    whole((10001, 31), torch.float64),
+    whole((20001, 31), torch.float64),
+    whole((50001, 31), torch.float64),
+    whole((100001, 31), torch.float64),
+    whole((30001, 31), torch.int64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1129,6 +1144,7 @@ CASE_SETS = {
     "three_an_sm": THREE_AN_SM_CASES,
     "lean_run": LEAN_RUN_CASES,
     "most_reads": MOST_READS_CASES,
+    "eight_byte_interleaved": EIGHT_BYTE_INTERLEAVED_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
