@@ -1198,6 +1198,9 @@ def interleaved_round_loads(name):
         ((3001, 31), torch.float32, 0, False),
         ((30001, 17), torch.float32, 0, True),
         ((30001, 9), torch.float16, 0, True),
+        ((24001, 31), torch.float64, 0, False),
+        ((30001, 31), torch.float64, 0, True),
+        ((25001, 17), torch.int64, 0, True),
     ],
     ids=str,
 )
@@ -1227,24 +1230,26 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
     (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
     rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
-    SMs, while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an element in (up
-    to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90 with 132 SMs, as
-    the clusters' capacity decides. A block per round of 4 loads a thread, or of 2 where
-    blocks of 4 would fill under a quarter of the SMs (int8 20001 rows of 16: 40 blocks, not
-    20; int16 20001 of 8: 40; uint8 30001 of 8: 30; fp16 20001 of 9: 44), or of 8 where
-    blocks of 4 would fill every SM, for 1- to 4-byte elements, in one round a thread where
-    a wave of those blocks (2 or 3 an SM, by their registers) holds it (fp32 20001 rows of
-    32 an element in: 79 blocks, not 157; int8 70001 of 31: 67, not 133), else in two blocks
-    an SM (fp32 100001 rows of 41: 264); the shortest span, 342 fp32 rows of 3 an element in
-    (255 vectors after the head of 3), one block whose last thread starts past the span. Not
-    there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under
-    256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit
-    3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte
-    columns on the vector boundary, 65 columns and integers. Past 32 columns, the routing is
-    asserted on sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the
-    last block's warps: 9, 32 and more) of a warp's splits or more a second launch adds the
-    splits, a warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31
-    columns of fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
+    SMs, 8-byte ones in up to 3 rounds there (fp64 24001 rows of 31: 128 blocks; not fp64
+    30001 of 31 or int64 25001 of 17, 4 rounds in 128 and 72 blocks), while fp32 30001 rows
+    of 17, fp16 30001 of 9 and fp32 20001 of 32 an element in (up to 4 rounds in 40, 24 and
+    64 blocks) stay in the run; asserted on sm_90 with 132 SMs, as the clusters' capacity
+    decides. A block per round of 4 loads a thread, or of 2 where blocks of 4 would fill
+    under a quarter of the SMs (int8 20001 rows of 16: 40 blocks, not 20; int16 20001 of 8:
+    40; uint8 30001 of 8: 30; fp16 20001 of 9: 44), or of 8 where blocks of 4 would fill
+    every SM, for 1- to 4-byte elements, in one round a thread where a wave of those blocks
+    (2 or 3 an SM, by their registers) holds it (fp32 20001 rows of 32 an element in: 79
+    blocks, not 157; int8 70001 of 31: 67, not 133), else in two blocks an SM (fp32 100001
+    rows of 41: 264); the shortest span, 342 fp32 rows of 3 an element in (255 vectors after
+    the head of 3), one block whose last thread starts past the span. Not there: 32 fp32
+    columns from a vector boundary (the band kernels' vectors), spans under 256 vectors (the
+    row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a
+    thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
+    vector boundary, 65 columns and integers. Past 32 columns, the routing is asserted on
+    sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the last block's
+    warps: 9, 32 and more) of a warp's splits or more a second launch adds the splits, a
+    warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31 columns of
+    fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")

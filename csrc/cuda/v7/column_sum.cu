@@ -1386,7 +1386,13 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 // bf16 20001x31 (64 blocks) 4.79 -> 4.43, fp32 20001x32 one element in 5.21
 // -> 4.97, bf16 24001x31 4.82 -> 4.55, but fp64 24001x15 (64) 5.24 -> 5.56,
 // fp32 24001x17 (40) 4.25 -> 4.40, 20001x24 one element in (48) 4.41 ->
-// 4.51; so was it against the 2-load run (session 81, call 1).
+// 4.51; so was it against the 2-load run (session 81, call 1). 8-byte
+// columns, which alone fill half of an H200's SMs (from 17 columns, 9 bands of
+// 16-byte spans), take the clusters there at 3 rounds at most: at 4 (the most
+// small_sum_bands gives them), the run won, fp64 30001x31 (128 blocks) 7.44
+// -> 6.69 (Inductor 5.50), 30001x17 (72) 5.87 -> 5.34 (4.74), int64 30001x31
+// 7.41 -> 6.61 (5.15); at 3 it lost, fp64 20001x31 5.91 -> 6.29, and at 2,
+// 10001x31 4.58 -> 4.82 (session 87, call 1).
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, int sm_count) {
   const int64_t rounds = cluster_rounds<InT>(bands, rows);
@@ -1394,7 +1400,7 @@ bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, int sm_
   if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
     return rounds <= 2 || (rounds == 3 && (sizeof(InT) == 1 || 4 * blocks >= sm_count));
   } else {
-    return rounds <= 2 || 2 * blocks >= sm_count;
+    return rounds <= 2 || (2 * blocks >= sm_count && (sizeof(InT) < 8 || rounds <= 3));
   }
 }
 
