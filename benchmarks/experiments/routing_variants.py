@@ -1071,7 +1071,9 @@ MOST_READS_CASES = [
 # run's largest gap to Inductor (fp64 30001x31 dim=0 0.73x, H200, session 86),
 # beside shorter and longer ones and int64: which of the run and a column a
 # thread's clusters reads them faster, and with how many loads a thread
-# (eight-byte-interleaved-switch.patch, session 87).
+# (eight-byte-interleaved-switch.patch, session 87): call 1's cases, then
+# call 2's edges of the 4-round rule (24001 and 25001 rows of 31), int64 and
+# long controls.
 EIGHT_BYTE_INTERLEAVED_CASES = [
     whole((30001, 31), torch.float64),
     whole((30001, 13), torch.float64),
@@ -1081,6 +1083,11 @@ EIGHT_BYTE_INTERLEAVED_CASES = [
     whole((50001, 31), torch.float64),
     whole((100001, 31), torch.float64),
     whole((30001, 31), torch.int64),
+    whole((24001, 31), torch.float64),
+    whole((25001, 31), torch.float64),
+    whole((20001, 31), torch.int64),
+    whole((300001, 31), torch.float64),
+    whole((30001, 63), torch.float64),
 ]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
