@@ -1198,9 +1198,12 @@ def interleaved_round_loads(name):
         ((3001, 31), torch.float32, 0, False),
         ((30001, 17), torch.float32, 0, True),
         ((30001, 9), torch.float16, 0, True),
-        ((24001, 31), torch.float64, 0, False),
+        ((8001, 31), torch.float64, 0, False),
+        ((24001, 31), torch.float64, 0, True),
         ((30001, 31), torch.float64, 0, True),
         ((25001, 17), torch.int64, 0, True),
+        ((50001, 31), torch.float64, 0, True),
+        ((20001, 32), torch.float64, 1, True),
     ],
     ids=str,
 )
@@ -1230,26 +1233,28 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
     (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
     rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
-    SMs, 8-byte ones in up to 3 rounds there (fp64 24001 rows of 31: 128 blocks; not fp64
-    30001 of 31 or int64 25001 of 17, 4 rounds in 128 and 72 blocks), while fp32 30001 rows
-    of 17, fp16 30001 of 9 and fp32 20001 of 32 an element in (up to 4 rounds in 40, 24 and
-    64 blocks) stay in the run; asserted on sm_90 with 132 SMs, as the clusters' capacity
-    decides. A block per round of 4 loads a thread, or of 2 where blocks of 4 would fill
-    under a quarter of the SMs (int8 20001 rows of 16: 40 blocks, not 20; int16 20001 of 8:
-    40; uint8 30001 of 8: 30; fp16 20001 of 9: 44), or of 8 where blocks of 4 would fill
-    every SM, for 1- to 4-byte elements, in one round a thread where a wave of those blocks
-    (2 or 3 an SM, by their registers) holds it (fp32 20001 rows of 32 an element in: 79
-    blocks, not 157; int8 70001 of 31: 67, not 133), else in two blocks an SM (fp32 100001
-    rows of 41: 264); the shortest span, 342 fp32 rows of 3 an element in (255 vectors after
-    the head of 3), one block whose last thread starts past the span. Not there: 32 fp32
-    columns from a vector boundary (the band kernels' vectors), spans under 256 vectors (the
-    row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a
-    thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the
-    vector boundary, 65 columns and integers. Past 32 columns, the routing is asserted on
-    sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the last block's
-    warps: 9, 32 and more) of a warp's splits or more a second launch adds the splits, a
-    warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31 columns of
-    fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
+    SMs, 8-byte ones only where the run would not read them in one round of 8 loads a thread
+    (fp64 8001 rows of 31: 121 blocks of 4 loads; not fp64 24001 or 30001 rows of 31, or
+    int64 25001 of 17), while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an
+    element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90
+    with 132 SMs, as the clusters' capacity decides. A block per round of 4 loads a thread,
+    or of 2 where blocks of 4 would fill under a quarter of the SMs (int8 20001 rows of 16:
+    40 blocks, not 20; int16 20001 of 8: 40; uint8 30001 of 8: 30; fp16 20001 of 9: 44), or
+    of 8 where blocks of 4 would fill every SM, for 1- to 4-byte elements, in one round a
+    thread where a wave of those blocks (2 or 3 an SM, by their registers) holds it (fp32
+    20001 rows of 32 an element in: 79 blocks, not 157; int8 70001 of 31: 67, not 133), else
+    in two blocks an SM (fp32 100001 rows of 41: 264); for 8-byte elements of up to 32
+    columns, in one round only (fp64 30001 rows of 31: 228 blocks, not 272 of 4 loads; fp64
+    50001 of 31 keeps 4 loads); the shortest span, 342 fp32 rows of 3 an element in (255
+    vectors after the head of 3), one block whose last thread starts past the span. Not
+    there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under
+    256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit
+    3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte
+    columns on the vector boundary, 65 columns and integers. Past 32 columns, the routing is
+    asserted on sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the
+    last block's warps: 9, 32 and more) of a warp's splits or more a second launch adds the
+    splits, a warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31
+    columns of fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
@@ -1279,6 +1284,15 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             assert launched[0][1][1:] == [1, 1], launched
             assert launched[0][1][0] in grids, launched
             splits = launched[0][1][0]
+        elif splits >= 132 and columns <= 32:
+            # 8-byte columns: 8 loads a thread in one round where a wave of those
+            # blocks (2 an SM) holds it, else 4.
+            long_splits = math.ceil(vectors / (256 * 8))
+            if long_splits <= 264:
+                splits = long_splits
+                assert launched[0][1] == [splits, 1, 1], launched
+            loads = 8 if long_splits <= 264 else 4
+            assert interleaved_round_loads(launched[0][0]) == loads, launched
         if columns > 8 and splits >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
             assert launched[1][1:] == ([math.ceil(columns / 8), 1, 1], [256, 1, 1]), launched

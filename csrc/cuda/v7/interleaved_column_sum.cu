@@ -534,14 +534,15 @@ struct RunShape {
 // 3.49 -> 3.38, bf16 40001x3 (15) 3.83 -> 3.72, int16 30001x3 (11) 4.12 ->
 // 3.88, bf16 40001x5 (25) 3.80 -> 3.77, int8 32001x16 (32) 4.27 -> 4.12; fp16
 // 30001x9 (33) keeps 4 loads.
-// Where blocks of kLoads fill every SM, 1- to 4-byte elements take
-// kLongRunLoads: one round a thread where a wave of those blocks holds it
-// (ptxas gives them 79 registers for 16- and 32-bit floats, 3 an SM on sm_90,
-// and 91-92 for integers, 2 an SM); else, where the spans fit half a wave of
-// kLoads' blocks, that many blocks of kLongRunLoads (two an SM on sm_90),
-// which keeps a kLoads wave's loads in flight in half the blocks,
-// whose adds after the barrier (issued in turn by the SM's schedulers: 535
-// instructions a warp of fp32 300001x31's, ncu) and finish are half as many.
+// Where blocks of kLoads fill every SM, 1- to 4-byte elements (and 8-byte
+// ones of up to 32 columns, below) take kLongRunLoads: one round a thread
+// where a wave of those blocks holds it (ptxas gives them 79 registers for 16-
+// and 32-bit floats, 3 an SM on sm_90, and 91-92 for integers, 2 an SM); else
+// (1- to 4-byte elements), where the spans fit half a wave of kLoads' blocks,
+// that many blocks of kLongRunLoads (two an SM on sm_90), which keeps a kLoads
+// wave's loads in flight in half the blocks, whose adds after the barrier
+// (issued in turn by the SM's schedulers: 535 instructions a warp of fp32
+// 300001x31's, ncu) and finish are half as many.
 // H200, graph, us, kLoads -> half a wave of kLongRunLoads (benchmarks/NOTES.md,
 // session 84, call 2), dim=0: fp32 300001x31 13.95 -> 12.77, 837001x31 28.37 ->
 // 27.21, 2000001x47 88.90 -> 87.70, 11540001x3 34.83 -> 34.29, bf16 2800001x3
@@ -554,7 +555,14 @@ struct RunShape {
 // -> 6.30-6.40, fp16 1000001x5 (306) 6.93 -> 6.45, bf16 8x262144x3 dim=1 (384)
 // 7.05 -> 6.94-7.02; but not a wave of 3 an SM of 1.3-2.9 rounds: bf16
 // 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 -> 12.96-13.09. fp64 lost
-// (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements keep kLoads.
+// (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements of 33-64
+// columns keep kLoads. Of up to 32 (timed in session 87, call 2: ptxas gives
+// them 91-92 registers, 2 blocks an SM), one round of kLongRunLoads won, fp64
+// 30001x31 6.64 -> 6.27 us (272 blocks in 1.7 rounds, the held partials' cap,
+// -> 228 in one), 30001x13 4.69 -> 4.34, 30001x17 5.23 -> 4.82, 25001x31 6.53
+// -> 5.89, int64 30001x31 6.56 -> 6.06; half a wave lost, fp64 50001x31 7.72
+// -> 8.40, 100001x31 10.72 -> 11.14, 300001x31 22.08 -> 24.10: they keep kLoads
+// past one round.
 // From blocks of kLoads over half the SMs (66-131 blocks), kLongRunLoads won on
 // 2 of 8 runs, lost on 5 (call 3). Spans past half a wave take one round of
 // kLongRunLoads where a wave of those blocks holds them, as spans within it do,
@@ -581,17 +589,16 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
   const int64_t wave = run_wave<InT, OutT, kLoads>(context);
   const RunShape shape = shape_of(kLoads, wave);
   if (4 * spans * shape.splits < context.sm_count) return shape_of(kFewBlocksLoads, wave);
-  if constexpr (sizeof(InT) < 8) {
-    if (spans * shape.splits >= context.sm_count) {
-      const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
-      const RunShape one_round = shape_of(kLongRunLoads, long_wave);
-      if (spans <= long_wave &&
-          run_stride(problem, one_round.splits) * kLongRunLoads >= span_vectors(problem)) {
-        return one_round;
-      }
-      const int64_t half_wave = std::min(wave / 2, long_wave);
-      if (spans <= half_wave) return shape_of(kLongRunLoads, half_wave);
+  if ((sizeof(InT) < 8 || problem.inner_outputs <= kWarpSize) &&
+      spans * shape.splits >= context.sm_count) {
+    const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
+    const RunShape one_round = shape_of(kLongRunLoads, long_wave);
+    if (spans <= long_wave &&
+        run_stride(problem, one_round.splits) * kLongRunLoads >= span_vectors(problem)) {
+      return one_round;
     }
+    const int64_t half_wave = std::min(wave / 2, long_wave);
+    if (sizeof(InT) < 8 && spans <= half_wave) return shape_of(kLongRunLoads, half_wave);
   }
   return shape;
 }
@@ -620,6 +627,15 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 }
 
 }  // namespace
+
+// Whether the run reads each span of `problem` in one round of kLongRunLoads.
+template <typename InT, typename OutT>
+bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
+                                 const LaunchContext& context) {
+  const auto [loads, splits] = run_shape(problem, partials_capacity, context);
+  return loads == kLongRunLoads &&
+         run_stride(problem, splits) * kLongRunLoads >= span_vectors(problem);
+}
 
 // 33-64 columns of a floating type, where the wave's threads would have 2.4
 // elements or more each (where the splits finish in a second launch that starts
@@ -728,9 +744,7 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   const bool by_element = columns % 8 == 0 && columns <= kWarpSize;
   auto kernel = run_kernel<InT, OutT, kLoads>(by_element);
   if (loads == kFewBlocksLoads) kernel = run_kernel<InT, OutT, kFewBlocksLoads>(by_element);
-  if constexpr (sizeof(InT) < 8) {
-    if (loads == kLongRunLoads) kernel = run_kernel<InT, OutT, kLongRunLoads>(by_element);
-  }
+  if (loads == kLongRunLoads) kernel = run_kernel<InT, OutT, kLongRunLoads>(by_element);
   const int64_t stride = run_stride(problem, splits);
   kernel<<<grid, kThreads, 0, context.stream>>>(stride, finish.partials, finish.counter,
                                                 interleaved_spans(problem),
@@ -745,10 +759,12 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                               context.stream, groups);
 }
 
-#define INSTANTIATE(InT, OutT)                                                             \
-  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, bool, \
-                                                    int64_t, const LaunchContext&);        \
-  template void launch_interleaved_column_sum<InT, OutT>(                                  \
+#define INSTANTIATE(InT, OutT)                                                                   \
+  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, bool,       \
+                                                    int64_t, const LaunchContext&);              \
+  template bool run_reads_in_one_long_round<InT, OutT>(const ColumnProblem<InT, OutT>&, int64_t, \
+                                                       const LaunchContext&);                    \
+  template void launch_interleaved_column_sum<InT, OutT>(                                        \
       const ColumnProblem<InT, OutT>&, Finish<acc_t<InT>>, const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE
