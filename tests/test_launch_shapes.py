@@ -1204,6 +1204,8 @@ def interleaved_round_loads(name):
         ((25001, 17), torch.int64, 0, True),
         ((50001, 31), torch.float64, 0, True),
         ((20001, 32), torch.float64, 1, True),
+        ((16624, 17), torch.float64, 0, True),
+        ((16625, 17), torch.float64, 0, False),
     ],
     ids=str,
 )
@@ -1233,9 +1235,12 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
     (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
     rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
-    SMs, 8-byte ones only where the run would not read them in one round of 8 loads a thread
-    (fp64 8001 rows of 31: 121 blocks of 4 loads; not fp64 24001 or 30001 rows of 31, or
-    int64 25001 of 17), while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an
+    SMs, 8-byte ones only where the run would not read them in one round of 8 loads a
+    thread, and there in up to 3 rounds (fp64 8001 rows of 31: the run's 122 blocks of 4
+    loads; not fp64 24001 rows of 31 or 20001 of 32 an element in, 3 rounds in 128 blocks,
+    nor fp64 30001 of 31 or int64 25001 of 17, 4 rounds; fp64 16624 rows of 17 take the
+    run's one round in 69 blocks, whose stride falls 8 vectors short of 16625's, which keep
+    the clusters), while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an
     element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90
     with 132 SMs, as the clusters' capacity decides. A block per round of 4 loads a thread,
     or of 2 where blocks of 4 would fill under a quarter of the SMs (int8 20001 rows of 16:
@@ -1286,12 +1291,16 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             splits = launched[0][1][0]
         elif splits >= 132 and columns <= 32:
             # 8-byte columns: 8 loads a thread in one round where a wave of those
-            # blocks (2 an SM) holds it, else 4.
+            # blocks (2 an SM) holds it, their stride (a multiple of the columns'
+            # period, in vectors) reaching past the span in 8 loads; else 4.
             long_splits = math.ceil(vectors / (256 * 8))
-            if long_splits <= 264:
+            threads = long_splits * 256
+            period = columns // math.gcd(columns, elements_per_vector(dtype))
+            one_round = long_splits <= 264 and (threads - threads % period) * 8 >= vectors
+            if one_round:
                 splits = long_splits
                 assert launched[0][1] == [splits, 1, 1], launched
-            loads = 8 if long_splits <= 264 else 4
+            loads = 8 if one_round else 4
             assert interleaved_round_loads(launched[0][0]) == loads, launched
         if columns > 8 and splits >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched

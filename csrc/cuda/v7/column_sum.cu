@@ -1390,15 +1390,20 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 //
 // 8-byte columns, which alone fill half of an H200's SMs there (from 17
 // columns, 9 bands of 16-byte spans): never where the run reads them in one
-// round of its longest loads (`run_in_one_long_round`, since session 87 for
-// 8-byte runs of up to 32 columns), as it won at every round count, clusters
-// -> that run: fp64 10001x31 (2 rounds) 4.62 -> 4.37 (Inductor 4.48),
-// 20001x31 (3) 6.00 -> 5.41 (4.93), 24001x31 (3) 6.95 -> 5.87 (5.13), int64
-// 20001x31 (3) 5.92 -> 5.34 (4.58) (H200, dim=0, us; session 87, call 2);
-// else at 3 rounds at most: at 4 (the most small_sum_bands gives them), the
-// run of 4 loads a thread won, fp64 30001x31 (128 blocks) 7.44 -> 6.69,
-// 30001x17 (72) 5.87 -> 5.34, int64 30001x31 7.41 -> 6.61; at 3 it lost,
-// fp64 20001x31 5.91 -> 6.29 (session 87, call 1).
+// round of its longest loads (`run_in_one_long_round`, which the launcher
+// asks of 8-byte columns alone: run_reads_in_one_long_round; since session
+// 87 for 8-byte runs of up to 32 columns), as it won at every round count,
+// clusters -> that run: fp64 10001x31 (2 rounds) 4.62 -> 4.37 (Inductor
+// 4.48), 20001x31 (3) 6.00 -> 5.41 (4.93), 24001x31 (3) 6.95 -> 5.87 (5.13),
+// int64 20001x31 (3) 5.92 -> 5.34 (4.58) (H200, dim=0, us; session 87, call
+// 2); else at 3 rounds at most. That bound was measured against the run of 4
+// loads a thread, before its 8-byte one-round shape (session 87, call 1): at
+// 4 rounds (the most small_sum_bands gives them) the run won, fp64 30001x31
+// (128 blocks) 7.44 -> 6.69, 30001x17 (72) 5.87 -> 5.34, int64 30001x31 7.41
+// -> 6.61; at 3 it lost, fp64 20001x31 5.91 -> 6.29. Those sums now take one
+// round; the bound is reached where a span's period leaves one round of
+// 8-load blocks just short of it (run_stride: fp64 16625x17 in 69 blocks,
+// worked out, not timed) and on other GPUs' SM counts.
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, bool run_in_one_long_round,
                                        int sm_count) {
@@ -1512,12 +1517,16 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // us at most. The int32, 8-byte and 1-byte sums it moves (session 67):
     // small_sum_bands.
     const std::optional<Bands>& small_bands = scalars.small_bands;
-    if (small_bands.has_value() &&
-        (!interleaves ||
-         clusters_take_interleaved_columns<InT>(
-             *small_bands, rows,
-             run_reads_in_one_long_round(problem, finish.partials_capacity, context),
-             context.sm_count))) {
+    const auto clusters_take_interleaved = [&] {
+      bool run_in_one_long_round = false;
+      if constexpr (sizeof(InT) == 8) {
+        run_in_one_long_round =
+            run_reads_in_one_long_round(problem, finish.partials_capacity, context);
+      }
+      return clusters_take_interleaved_columns<InT>(*small_bands, rows, run_in_one_long_round,
+                                                    context.sm_count);
+    };
+    if (small_bands.has_value() && (!interleaves || clusters_take_interleaved())) {
       return launch_bands<InT, OutT, 1>(problem, finish, context);
     }
     if (interleaves) return launch_interleaved_column_sum(problem, finish, context);

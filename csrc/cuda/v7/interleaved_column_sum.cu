@@ -49,7 +49,8 @@ constexpr int kLoads = 4;
 // of the SMs (run_shape).
 constexpr int kFewBlocksLoads = 2;
 // A thread's loads a round where blocks of kLoads would fill every SM, for
-// 1- to 4-byte elements (run_shape), in blocks of up to twice kRegisters.
+// 1- to 4-byte elements, and 8-byte ones of up to 32 columns in one round
+// (run_shape), in blocks of up to twice kRegisters.
 constexpr int kLongRunLoads = 8;
 
 // The registers a thread of interleaved_column_kernel's launch bounds: the
@@ -536,11 +537,12 @@ struct RunShape {
 // 30001x9 (33) keeps 4 loads.
 // Where blocks of kLoads fill every SM, 1- to 4-byte elements (and 8-byte
 // ones of up to 32 columns, below) take kLongRunLoads: one round a thread
-// where a wave of those blocks holds it (ptxas gives them 79 registers for 16-
-// and 32-bit floats, 3 an SM on sm_90, and 91-92 for integers, 2 an SM); else
-// (1- to 4-byte elements), where the spans fit half a wave of kLoads' blocks,
-// that many blocks of kLongRunLoads (two an SM on sm_90), which keeps a kLoads
-// wave's loads in flight in half the blocks, whose adds after the barrier
+// where a wave of those blocks holds it (ptxas, CUDA 13.0, gives them 73-80
+// registers for 16- and 32-bit floats, 3 an SM on sm_90, and 91-92 for
+// integers and 8-byte elements, 2 an SM); else (1- to 4-byte elements), where
+// the spans fit half a wave of kLoads' blocks, that many blocks of
+// kLongRunLoads (two an SM on sm_90), which keeps a kLoads wave's loads in
+// flight in half the blocks, whose adds after the barrier
 // (issued in turn by the SM's schedulers: 535 instructions a warp of fp32
 // 300001x31's, ncu) and finish are half as many.
 // H200, graph, us, kLoads -> half a wave of kLongRunLoads (benchmarks/NOTES.md,
