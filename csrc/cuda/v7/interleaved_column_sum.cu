@@ -542,9 +542,9 @@ struct RunShape {
 // integers and 8-byte elements, 2 an SM); else (1- to 4-byte elements), where
 // the spans fit half a wave of kLoads' blocks, that many blocks of
 // kLongRunLoads (two an SM on sm_90), which keeps a kLoads wave's loads in
-// flight in half the blocks, whose adds after the barrier
-// (issued in turn by the SM's schedulers: 535 instructions a warp of fp32
-// 300001x31's, ncu) and finish are half as many.
+// flight in half the blocks, whose adds after the barrier (issued in turn by
+// the SM's schedulers: 535 instructions a warp of fp32 300001x31's, ncu) and
+// finish are half as many.
 // H200, graph, us, kLoads -> half a wave of kLongRunLoads (benchmarks/NOTES.md,
 // session 84, call 2), dim=0: fp32 300001x31 13.95 -> 12.77, 837001x31 28.37 ->
 // 27.21, 2000001x47 88.90 -> 87.70, 11540001x3 34.83 -> 34.29, bf16 2800001x3
