@@ -1089,6 +1089,22 @@ EIGHT_BYTE_INTERLEAVED_CASES = [
     whole((300001, 31), torch.float64),
     whole((30001, 63), torch.float64),
 ]
+# 8-byte interleaved sums that session 87's one-round rule (32ab0ac) moved
+# without a timing of their own (helper-70's review): 3-9 columns, spans of
+# a dim=1 sum, 24 columns an element in (by element), and the period edge
+# fp64 16624x17 (one round) / 16625x17 (clusters). To time against a
+# variant build of the tree before the rule (NOTES session 87, Next 1).
+EIGHT_BYTE_ONE_ROUND_CASES = [
+    whole((200001, 3), torch.float64),
+    whole((100001, 5), torch.float64),
+    whole((60001, 9), torch.float64),
+    whole((200001, 3), torch.int64),
+    whole((2, 20001, 9), torch.float64, (1,)),
+    whole((4, 10001, 31), torch.float64, (1,)),
+    element_in((30001, 24), torch.float64),
+    whole((16624, 17), torch.float64),
+    whole((16625, 17), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1152,6 +1168,7 @@ CASE_SETS = {
     "lean_run": LEAN_RUN_CASES,
     "most_reads": MOST_READS_CASES,
     "eight_byte_interleaved": EIGHT_BYTE_INTERLEAVED_CASES,
+    "eight_byte_one_round": EIGHT_BYTE_ONE_ROUND_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
