@@ -1105,6 +1105,22 @@ EIGHT_BYTE_ONE_ROUND_CASES = [
     whole((16624, 17), torch.float64),
     whole((16625, 17), torch.float64),
 ]
+# 8-byte runs past one round, whose 8-load loop ptxas issued in two halves
+# (eight-byte-pipelined-rounds-switch.patch, prepared in session 87): up to
+# 32 columns (letter h) and 33-64 (letter w), beside one-round controls.
+EIGHT_BYTE_PIPELINED_CASES = [
+    whole((50001, 31), torch.float64),
+    whole((100001, 31), torch.float64),
+    whole((300001, 31), torch.float64),
+    whole((100001, 31), torch.int64),
+    whole((100001, 9), torch.float64),
+    whole((30001, 63), torch.float64),
+    whole((20001, 47), torch.float64),
+    whole((30001, 33), torch.float64),
+    whole((50001, 55), torch.float64),
+    whole((30001, 31), torch.float64),
+    whole((30001, 13), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1169,6 +1185,7 @@ CASE_SETS = {
     "most_reads": MOST_READS_CASES,
     "eight_byte_interleaved": EIGHT_BYTE_INTERLEAVED_CASES,
     "eight_byte_one_round": EIGHT_BYTE_ONE_ROUND_CASES,
+    "eight_byte_pipelined": EIGHT_BYTE_PIPELINED_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
