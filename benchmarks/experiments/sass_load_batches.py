@@ -45,8 +45,10 @@ def kernels(listing: str) -> dict[str, list[str]]:
 
 
 def load_width(instruction: str) -> int:
-    """Registers a global load writes."""
-    return 4 if ".128" in instruction else 2 if ".64" in instruction else 1
+    """Registers a global load writes, from its opcode's width (".64" also
+    ends every 64-bit address operand)."""
+    opcode = next(part for part in instruction.split() if part.startswith("LDG"))
+    return 4 if ".128" in opcode else 2 if ".64" in opcode else 1
 
 
 def registers_read(instruction: str) -> list[int]:
