@@ -499,6 +499,13 @@ int64_t run_stride(const ColumnProblem<InT, OutT>& problem, int64_t splits) {
   return threads - threads % period;
 }
 
+// Whether `splits` splits of `loads` loads a thread a round read each span in
+// one round.
+template <typename InT, typename OutT>
+bool reads_in_one_round(const ColumnProblem<InT, OutT>& problem, int64_t splits, int loads) {
+  return run_stride(problem, splits) * loads >= span_vectors(problem);
+}
+
 // A wave of the run's blocks of kRoundLoads loads a round, whose registers
 // set how many fit an SM: the smaller of the two parkings' kernels' waves
 // (the same on sm_90), so that either kernel's grid stays in one.
@@ -595,8 +602,7 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
       spans * shape.splits >= context.sm_count) {
     const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
     const RunShape one_round = shape_of(kLongRunLoads, long_wave);
-    if (spans <= long_wave &&
-        run_stride(problem, one_round.splits) * kLongRunLoads >= span_vectors(problem)) {
+    if (spans <= long_wave && reads_in_one_round(problem, one_round.splits, kLongRunLoads)) {
       return one_round;
     }
     const int64_t half_wave = std::min(wave / 2, long_wave);
@@ -635,8 +641,7 @@ template <typename InT, typename OutT>
 bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                                  const LaunchContext& context) {
   const auto [loads, splits] = run_shape(problem, partials_capacity, context);
-  return loads == kLongRunLoads &&
-         run_stride(problem, splits) * kLongRunLoads >= span_vectors(problem);
+  return loads == kLongRunLoads && reads_in_one_round(problem, splits, loads);
 }
 
 // 33-64 columns of a floating type, where the wave's threads would have 2.4
