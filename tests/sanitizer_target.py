@@ -275,6 +275,12 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # head of 14 to a tail of 1; on Hopper and newer a second launch adds the
         # splits, a warp a column.
         "70001x31 int8, 2 elements in": shaped_ending_at_allocation_end((70001, 31), torch.int8, 2),
+        # 31 fp64 columns in one round of 8 loads a thread (228 blocks of 2 an SM on a
+        # 132-SM GPU), from a scalar head of 1 to the allocation's last element; a
+        # second launch adds the splits, a warp a column.
+        "30001x31 float64, 1 element in": shaped_ending_at_allocation_end(
+            (30001, 31), torch.float64, 1
+        ),
         # 16 such columns on the vector boundary in blocks of 2 loads a thread (those of
         # 4 would fill under a quarter of a 132-SM GPU), 40 splits that a second launch
         # adds, a warp a column.
