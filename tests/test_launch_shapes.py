@@ -1206,6 +1206,10 @@ def interleaved_round_loads(name):
         ((20001, 32), torch.float64, 1, True),
         ((16624, 17), torch.float64, 0, True),
         ((16625, 17), torch.float64, 0, False),
+        ((71872, 31), torch.float64, 0, True),
+        ((71873, 31), torch.float64, 0, True),
+        ((100001, 31), torch.int64, 0, True),
+        ((50001, 55), torch.float64, 0, True),
     ],
     ids=str,
 )
@@ -1248,9 +1252,12 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     of 8 where blocks of 4 would fill every SM, for 1- to 4-byte elements, in one round a
     thread where a wave of those blocks (2 or 3 an SM, by their registers) holds it (fp32
     20001 rows of 32 an element in: 79 blocks, not 157; int8 70001 of 31: 67, not 133), else
-    in two blocks an SM (fp32 100001 rows of 41: 264); for 8-byte elements of up to 32
-    columns, in one round only (fp64 30001 rows of 31: 228 blocks, not 272 of 4 loads; fp64
-    50001 of 31 keeps 4 loads); the shortest span, 342 fp32 rows of 3 an element in (255
+    in two blocks an SM (fp32 100001 rows of 41: 264); for 8-byte elements, in one round
+    for up to 32 columns (fp64 30001 rows of 31: 228 blocks, not 272 of 4 loads), else in
+    two blocks an SM where blocks of 4 would take more than 4 rounds (fp64 71873 rows of
+    31, int64 100001 of 31, fp64 30001 of 63, 50001 of 55, 300001 of 33 in the 256 blocks
+    the held partials allow; not fp64 71872 rows of 31, just 4 rounds, nor 50001 of 31 or
+    20001 of 47); the shortest span, 342 fp32 rows of 3 an element in (255
     vectors after the head of 3), one block whose last thread starts past the span. Not
     there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under
     256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit
@@ -1289,18 +1296,26 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             assert launched[0][1][1:] == [1, 1], launched
             assert launched[0][1][0] in grids, launched
             splits = launched[0][1][0]
-        elif splits >= 132 and columns <= 32:
-            # 8-byte columns: 8 loads a thread in one round where a wave of those
-            # blocks (2 an SM) holds it, their stride (a multiple of the columns'
-            # period, in vectors) reaching past the span in 8 loads; else 4.
-            long_splits = math.ceil(vectors / (256 * 8))
-            threads = long_splits * 256
+        elif splits >= 132:
+            # 8-byte columns: 8 loads a thread in one round, up to 32 columns, where a
+            # wave of those blocks (2 an SM) holds it, their stride (a multiple of the
+            # columns' period, in vectors) reaching past the span in 8 loads; else 8 in
+            # half a wave (264 blocks, as the 8448 held partials allow) where blocks of
+            # 4 (4 an SM, as many as the partials allow) would take more than 4 rounds;
+            # else 4.
             period = columns // math.gcd(columns, elements_per_vector(dtype))
-            one_round = long_splits <= 264 and (threads - threads % period) * 8 >= vectors
-            if one_round:
-                splits = long_splits
+
+            def stride(blocks: int) -> int:
+                return blocks * 256 - blocks * 256 % period
+
+            held = 8448 // columns
+            long_splits = math.ceil(vectors / (256 * 8))
+            one_round = columns <= 32 and long_splits <= 264 and stride(long_splits) * 8 >= vectors
+            many_rounds = stride(min(splits, 528, held)) * 4 * 4 < vectors
+            if one_round or many_rounds:
+                splits = min(long_splits, 264, held)
                 assert launched[0][1] == [splits, 1, 1], launched
-            loads = 8 if one_round else 4
+            loads = 8 if one_round or many_rounds else 4
             assert interleaved_round_loads(launched[0][0]) == loads, launched
         if columns > 8 and splits >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
@@ -1316,7 +1331,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     [
         ((8, 262144, 3), torch.bfloat16, 8, [48, 8, 1]),
         ((64, 20001, 33), torch.float32, 8, [4, 64, 1]),
-        ((300, 4001, 3), torch.int16, 4, [1, 300, 1]),
+        ((300, 4001, 3), torch.int16, 8, [1, 300, 1]),
         ((300, 4001, 3), torch.bfloat16, 8, [1, 300, 1]),
         ((384, 2001, 5), torch.float16, 8, [1, 384, 1]),
         ((300, 4001, 3), torch.float32, 4, [1, 300, 1]),
@@ -1332,12 +1347,11 @@ def test_interleaved_spans_take_eight_loads_within_a_wave(
     bf16 rows of 3 in one round a thread (48 splits a span), 64 spans of 20001 fp32 rows of
     33 in half a wave of 4-load blocks (4 a span). Past half a wave of 4-load blocks (264
     spans), spans that one 8-load block reads in one round take it where a wave of those
-    blocks holds them (floats: 396, three an SM; 300 bf16 spans of 1500 vectors, 384 fp16
-    spans of 1250), and keep 4 loads where they would take more rounds (300 fp32 spans of
-    3000 vectors; 300 bf16 spans of 2043, past a round of 255 threads' 8 loads, the
-    threads a multiple of the 3 columns) or more than a wave (300 int16 spans: 264 integer
-    blocks, two an SM). Asserted on sm_90 with 132 SMs; the sums must match torch
-    everywhere."""
+    blocks holds them (floats, int32 and int16: 396, three an SM; 300 bf16 or int16 spans
+    of 1500 vectors, 384 fp16 spans of 1250), and keep 4 loads where they would take more
+    rounds (300 fp32 spans of 3000 vectors; 300 bf16 spans of 2043, past a round of 255
+    threads' 8 loads, the threads a multiple of the 3 columns) or more than a wave.
+    Asserted on sm_90 with 132 SMs; the sums must match torch everywhere."""
     x = random_tensor(math.prod(shape), dtype, "cuda").view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")
     if is_sm90_of_132_sms(x.device):

@@ -330,11 +330,31 @@ __global__ void __launch_bounds__(kThreads,
   while (tail_phase < 0) tail_phase += columns;
 
   if (first < stride) {
-    add_batch(first, first_round);
-    for (int64_t v = first + kRoundLoads * stride; v < num_vectors; v += kRoundLoads * stride) {
-      Vector<InT> batch[kRoundLoads];
-      load_batch(v, batch);
-      add_batch(v, batch);
+    if constexpr (sizeof(InT) == 8 && kRoundLoads == kLongRunLoads) {
+      // Each round's loads go out before the round ahead of it is added.
+      // Loaded, then added, ptxas issued 2 of the 8 loads, then the adds that
+      // wait on them, then the other 6 (LDG R8, DADD R8, LDG R8: two memory
+      // latencies a round; fp64 and int64, sm_90 SASS, CUDA 13.0), where every
+      // other type's loop issues its round's loads first. This holds two
+      // rounds in registers: 117 (fp64) and 109 (int64), 2 blocks an SM.
+      int64_t v = first;
+      for (int64_t next = first + kRoundLoads * stride; next < num_vectors;
+           next += kRoundLoads * stride) {
+        Vector<InT> batch[kRoundLoads];
+        load_batch(next, batch);
+        add_batch(v, first_round);
+#pragma unroll
+        for (int u = 0; u < kRoundLoads; ++u) first_round[u] = batch[u];
+        v = next;
+      }
+      add_batch(v, first_round);
+    } else {
+      add_batch(first, first_round);
+      for (int64_t v = first + kRoundLoads * stride; v < num_vectors; v += kRoundLoads * stride) {
+        Vector<InT> batch[kRoundLoads];
+        load_batch(v, batch);
+        add_batch(v, batch);
+      }
     }
   }
 #pragma unroll
@@ -543,12 +563,12 @@ struct RunShape {
 // 3.88, bf16 40001x5 (25) 3.80 -> 3.77, int8 32001x16 (32) 4.27 -> 4.12; fp16
 // 30001x9 (33) keeps 4 loads.
 // Where blocks of kLoads fill every SM, 1- to 4-byte elements (and 8-byte
-// ones of up to 32 columns, below) take kLongRunLoads: one round a thread
-// where a wave of those blocks holds it (ptxas, CUDA 13.0, gives them 73-80
-// registers for 16- and 32-bit floats, 3 an SM on sm_90, and 91-92 for
-// integers and 8-byte elements, 2 an SM); else (1- to 4-byte elements), where
-// the spans fit half a wave of kLoads' blocks, that many blocks of
-// kLongRunLoads (two an SM on sm_90), which keeps a kLoads wave's loads in
+// ones, below) take kLongRunLoads: one round a thread where a wave of those
+// blocks holds it (ptxas, CUDA 13.0, sm_90, gives them 72 registers for 16-
+// and 32-bit floats, 76-80 for int32 and int16, 3 an SM; 87 for 1-byte
+// integers and bool, 109-117 for 8-byte elements, 2 an SM); else, where the
+// spans fit half a wave of kLoads' blocks, that many blocks of kLongRunLoads
+// (two an SM on sm_90), which keeps a kLoads wave's loads in
 // flight in half the blocks, whose adds after the barrier (issued in turn by
 // the SM's schedulers: 535 instructions a warp of fp32 300001x31's, ncu) and
 // finish are half as many.
@@ -563,15 +583,19 @@ struct RunShape {
 // round beat half a wave's 1.2-1.5 (call 3): fp32 1000000x3 (367 blocks) 6.60
 // -> 6.30-6.40, fp16 1000001x5 (306) 6.93 -> 6.45, bf16 8x262144x3 dim=1 (384)
 // 7.05 -> 6.94-7.02; but not a wave of 3 an SM of 1.3-2.9 rounds: bf16
-// 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 -> 12.96-13.09. fp64 lost
-// (30001x63 8.72 -> 10.14, 30001x33 6.09 -> 6.22): 8-byte elements of 33-64
-// columns keep kLoads. Of up to 32 (timed in session 87, call 2: ptxas gives
-// them 91-92 registers, 2 blocks an SM), one round of kLongRunLoads won, fp64
-// 30001x31 6.64 -> 6.27 us (272 blocks in 1.7 rounds, the held partials' cap,
-// -> 228 in one), 30001x13 4.69 -> 4.34, 30001x17 5.23 -> 4.82, 25001x31 6.53
-// -> 5.89, int64 30001x31 6.56 -> 6.06; half a wave lost, fp64 50001x31 7.72
-// -> 8.40, 100001x31 10.72 -> 11.14, 300001x31 22.08 -> 24.10: they keep kLoads
-// past one round.
+// 2800001x3 7.62 -> 8.60-8.67, fp32 300001x31 12.77 -> 12.96-13.09. 8-byte
+// elements: of up to 32 columns, one round of kLongRunLoads won (session 87,
+// call 2), fp64 30001x31 6.64 -> 6.27 us (272 blocks in 1.7 rounds, the held
+// partials' cap, -> 228 in one), 30001x13 4.69 -> 4.34, 30001x17 5.23 ->
+// 4.82, 25001x31 6.53 -> 5.89, int64 30001x31 6.56 -> 6.06; of 33-64 it lost,
+// fp64 30001x33 (242 blocks) 4.98 -> 5.11 (session 88, call 3), so they take
+// no one round. Past one round, 8-byte spans take half a wave of
+// kLongRunLoads only where kLoads would take more than 4 rounds, with
+// interleaved_column_kernel's pipelined 8-byte rounds (session 88, call 3):
+// fp64 100001x31 (5.6 rounds of kLoads) 9.84 -> 9.75, 300001x31 (16.7) 21.18
+// -> 21.01, int64 100001x31 (5.6) 9.92 -> 9.45, fp64 30001x63 (6.9) 7.97 ->
+// 7.48, 50001x55 (8.8) 9.81 -> 9.05; in fewer it lost, fp64 50001x31 (2.8)
+// 6.81 -> 7.28, 20001x47 (2.6) 5.38 -> 5.65.
 // From blocks of kLoads over half the SMs (66-131 blocks), kLongRunLoads won on
 // 2 of 8 runs, lost on 5 (call 3). Spans past half a wave take one round of
 // kLongRunLoads where a wave of those blocks holds them, as spans within it do,
@@ -598,15 +622,20 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
   const int64_t wave = run_wave<InT, OutT, kLoads>(context);
   const RunShape shape = shape_of(kLoads, wave);
   if (4 * spans * shape.splits < context.sm_count) return shape_of(kFewBlocksLoads, wave);
-  if ((sizeof(InT) < 8 || problem.inner_outputs <= kWarpSize) &&
-      spans * shape.splits >= context.sm_count) {
+  if (spans * shape.splits >= context.sm_count) {
+    const bool eight_byte = sizeof(InT) == 8;
     const int64_t long_wave = run_wave<InT, OutT, kLongRunLoads>(context);
     const RunShape one_round = shape_of(kLongRunLoads, long_wave);
-    if (spans <= long_wave && reads_in_one_round(problem, one_round.splits, kLongRunLoads)) {
+    if ((!eight_byte || problem.inner_outputs <= kWarpSize) && spans <= long_wave &&
+        reads_in_one_round(problem, one_round.splits, kLongRunLoads)) {
       return one_round;
     }
     const int64_t half_wave = std::min(wave / 2, long_wave);
-    if (sizeof(InT) < 8 && spans <= half_wave) return shape_of(kLongRunLoads, half_wave);
+    // More than 4 rounds of kLoads.
+    const bool many_rounds = !reads_in_one_round(problem, shape.splits, 4 * kLoads);
+    if ((!eight_byte || many_rounds) && spans <= half_wave) {
+      return shape_of(kLongRunLoads, half_wave);
+    }
   }
   return shape;
 }
