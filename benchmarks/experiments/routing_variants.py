@@ -1106,8 +1106,8 @@ EIGHT_BYTE_ONE_ROUND_CASES = [
     whole((16625, 17), torch.float64),
 ]
 # 8-byte runs past one round, whose 8-load loop ptxas issued in two halves
-# (eight-byte-pipelined-rounds-switch.patch, prepared in session 87): up to
-# 32 columns (letter h) and 33-64 (letter w), beside one-round controls.
+# (eight-byte-pipelined-rounds-switch.patch, session 88, in git history): up
+# to 32 columns (letter h) and 33-64 (letter w), beside one-round controls.
 EIGHT_BYTE_PIPELINED_CASES = [
     whole((50001, 31), torch.float64),
     whole((100001, 31), torch.float64),
@@ -1120,6 +1120,18 @@ EIGHT_BYTE_PIPELINED_CASES = [
     whole((50001, 55), torch.float64),
     whole((30001, 31), torch.float64),
     whole((30001, 13), torch.float64),
+]
+# The landed rule of the pipelined 8-byte rounds (half a wave of 8 loads where
+# 4 would take more than 4 rounds), timed against the build before it: its
+# edge (fp64 71872 rows of 31, 4 rounds, and 71873), a long wide run the
+# variants did not time (fp64 300001x33), and int16 spans that fit a wave
+# of 8-load blocks since the finish's reads went out together (e2a31fc).
+EIGHT_BYTE_HALF_WAVE_CASES = [
+    *EIGHT_BYTE_PIPELINED_CASES,
+    whole((71872, 31), torch.float64),
+    whole((71873, 31), torch.float64),
+    whole((300001, 33), torch.float64),
+    whole((300, 4001, 3), torch.int16, (1,)),
 ]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
@@ -1186,6 +1198,7 @@ CASE_SETS = {
     "eight_byte_interleaved": EIGHT_BYTE_INTERLEAVED_CASES,
     "eight_byte_one_round": EIGHT_BYTE_ONE_ROUND_CASES,
     "eight_byte_pipelined": EIGHT_BYTE_PIPELINED_CASES,
+    "eight_byte_half_wave": EIGHT_BYTE_HALF_WAVE_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
