@@ -1255,9 +1255,9 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     in two blocks an SM (fp32 100001 rows of 41: 264); for 8-byte elements, in one round
     for up to 32 columns (fp64 30001 rows of 31: 228 blocks, not 272 of 4 loads), else in
     two blocks an SM where blocks of 4 would take more than 4 rounds (fp64 71873 rows of
-    31, int64 100001 of 31, fp64 30001 of 63, 50001 of 55, 300001 of 33 in the 256 blocks
-    the held partials allow; not fp64 71872 rows of 31, just 4 rounds, nor 50001 of 31 or
-    20001 of 47); the shortest span, 342 fp32 rows of 3 an element in (255
+    31, int64 100001 of 31, fp64 30001 of 63, 50001 of 55; 300001 of 33 in 256 blocks, the
+    held partials' cap; not fp64 71872 rows of 31, just 4 rounds, nor 50001 of 31 or 20001
+    of 47); the shortest span, 342 fp32 rows of 3 an element in (255
     vectors after the head of 3), one block whose last thread starts past the span. Not
     there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under
     256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit

@@ -49,8 +49,9 @@ constexpr int kLoads = 4;
 // of the SMs (run_shape).
 constexpr int kFewBlocksLoads = 2;
 // A thread's loads a round where blocks of kLoads would fill every SM, for
-// 1- to 4-byte elements, and 8-byte ones of up to 32 columns in one round
-// (run_shape), in blocks of up to twice kRegisters.
+// 1- to 4-byte elements, and 8-byte ones in one round (up to 32 columns) or
+// where kLoads would take more than 4 rounds (run_shape), in blocks of up to
+// twice kRegisters.
 constexpr int kLongRunLoads = 8;
 
 // The registers a thread of interleaved_column_kernel's launch bounds: the
@@ -725,7 +726,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // The bounds below were measured in kLoads' waves.
     const int64_t wave = run_wave<InT, OutT, kLoads>(context);
     const int64_t elements = spans * span_elements(problem);
-    const auto [loads, splits] = run_shape(problem, partials_capacity, context);
+    const int64_t splits = run_shape(problem, partials_capacity, context).splits;
     // 2.4 was measured with the finish a warp a column started early.
     const bool finishes_early =
         finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
@@ -738,8 +739,10 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // 100001x63 (23.0) 17.94 -> 19.68, 300001x47 (38.5) 33.66 -> 34.52
     // (H200, benchmarks/NOTES.md, session 74, call 5; confirmed in session
     // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
-    // 50001x63's loss between them. Measured in one span only.
-    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * loads;
+    // 50001x63's loss between them. Measured in one span only, and in rounds
+    // of kLoads: where run_shape gives these columns kLongRunLoads (8-byte
+    // ones past 4 rounds), it keeps kLoads' splits, the held partials' cap.
+    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * kLoads;
     return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
