@@ -1125,12 +1125,15 @@ EIGHT_BYTE_PIPELINED_CASES = [
 # 4 would take more than 4 rounds), timed against the build before it: its
 # edge (fp64 71872 rows of 31, 4 rounds, and 71873), a long wide run the
 # variants did not time (fp64 300001x33), and int16 spans that fit a wave
-# of 8-load blocks since the finish's reads went out together (e2a31fc).
+# of 8-load blocks since the finish's reads went out together (e2a31fc);
+# and fp64 50001x63 and 100001x47, which the bands keep (1601520).
 EIGHT_BYTE_HALF_WAVE_CASES = [
     *EIGHT_BYTE_PIPELINED_CASES,
     whole((71872, 31), torch.float64),
     whole((71873, 31), torch.float64),
     whole((300001, 33), torch.float64),
+    whole((50001, 63), torch.float64),
+    whole((100001, 47), torch.float64),
     whole((300, 4001, 3), torch.int16, (1,)),
 ]
 CASE_SETS = {
