@@ -1206,8 +1206,9 @@ def interleaved_round_loads(name):
         ((20001, 32), torch.float64, 1, True),
         ((16624, 17), torch.float64, 0, True),
         ((16625, 17), torch.float64, 0, False),
-        ((71872, 31), torch.float64, 0, True),
         ((71873, 31), torch.float64, 0, True),
+        ((89840, 31), torch.float64, 0, True),
+        ((89841, 31), torch.float64, 0, True),
         ((100001, 31), torch.int64, 0, True),
         ((50001, 55), torch.float64, 0, True),
     ],
@@ -1254,10 +1255,10 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     20001 rows of 32 an element in: 79 blocks, not 157; int8 70001 of 31: 67, not 133), else
     in two blocks an SM (fp32 100001 rows of 41: 264); for 8-byte elements, in one round
     for up to 32 columns (fp64 30001 rows of 31: 228 blocks, not 272 of 4 loads), else in
-    two blocks an SM where blocks of 4 would take more than 4 rounds (fp64 71873 rows of
+    two blocks an SM where blocks of 4 would take more than 5 rounds (fp64 89841 rows of
     31, int64 100001 of 31, fp64 30001 of 63, 50001 of 55; 300001 of 33 in 256 blocks, the
-    held partials' cap; not fp64 71872 rows of 31, just 4 rounds, nor 50001 of 31 or 20001
-    of 47); the shortest span, 342 fp32 rows of 3 an element in (255
+    held partials' cap; not fp64 89840 rows of 31, just 5 rounds, nor 71873 of 31, 50001 of
+    31 or 20001 of 47); the shortest span, 342 fp32 rows of 3 an element in (255
     vectors after the head of 3), one block whose last thread starts past the span. Not
     there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under
     256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit
@@ -1301,7 +1302,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             # wave of those blocks (2 an SM) holds it, their stride (a multiple of the
             # columns' period, in vectors) reaching past the span in 8 loads; else 8 in
             # half a wave (264 blocks, as the 8448 held partials allow) where blocks of
-            # 4 (4 an SM, as many as the partials allow) would take more than 4 rounds;
+            # 4 (4 an SM, as many as the partials allow) would take more than 5 rounds;
             # else 4.
             period = columns // math.gcd(columns, elements_per_vector(dtype))
 
@@ -1311,7 +1312,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             held = 8448 // columns
             long_splits = math.ceil(vectors / (256 * 8))
             one_round = columns <= 32 and long_splits <= 264 and stride(long_splits) * 8 >= vectors
-            many_rounds = stride(min(splits, 528, held)) * 4 * 4 < vectors
+            many_rounds = stride(min(splits, 528, held)) * 4 * 5 < vectors
             if one_round or many_rounds:
                 splits = min(long_splits, 264, held)
                 assert launched[0][1] == [splits, 1, 1], launched

@@ -50,7 +50,7 @@ constexpr int kLoads = 4;
 constexpr int kFewBlocksLoads = 2;
 // A thread's loads a round where blocks of kLoads would fill every SM, for
 // 1- to 4-byte elements, and 8-byte ones in one round (up to 32 columns) or
-// where kLoads would take more than 4 rounds (run_shape), in blocks of up to
+// where kLoads would take more than 5 rounds (run_shape), in blocks of up to
 // twice kRegisters.
 constexpr int kLongRunLoads = 8;
 
@@ -591,12 +591,13 @@ struct RunShape {
 // 4.82, 25001x31 6.53 -> 5.89, int64 30001x31 6.56 -> 6.06; of 33-64 it lost,
 // fp64 30001x33 (242 blocks) 4.98 -> 5.11 (session 88, call 3), so they take
 // no one round. Past one round, 8-byte spans take half a wave of
-// kLongRunLoads only where kLoads would take more than 4 rounds, with
-// interleaved_column_kernel's pipelined 8-byte rounds (session 88, call 3):
-// fp64 100001x31 (5.6 rounds of kLoads) 9.84 -> 9.75, 300001x31 (16.7) 21.18
-// -> 21.01, int64 100001x31 (5.6) 9.92 -> 9.45, fp64 30001x63 (6.9) 7.97 ->
-// 7.48, 50001x55 (8.8) 9.81 -> 9.05; in fewer it lost, fp64 50001x31 (2.8)
-// 6.81 -> 7.28, 20001x47 (2.6) 5.38 -> 5.65.
+// kLongRunLoads only where kLoads would take more than 5 rounds, with
+// interleaved_column_kernel's pipelined 8-byte rounds (session 88, calls
+// 3-4): fp64 100001x31 (5.6 rounds of kLoads) 9.84 -> 9.75, 300001x31 (16.7)
+// 21.18 -> 21.01, int64 100001x31 (5.6) 9.92 -> 9.45, fp64 30001x63 (6.9)
+// 7.97 -> 7.48, 50001x55 (8.8) 9.81 -> 9.05, 300001x33 (18.9) 22.19 ->
+// 21.53; in fewer it lost, fp64 71873x31 (4.0) 8.06 -> 8.81, 50001x31 (2.8)
+// 6.81 -> 7.28, 20001x47 (2.6) 5.38 -> 5.65 (4.0-5.6 rounds: not timed).
 // From blocks of kLoads over half the SMs (66-131 blocks), kLongRunLoads won on
 // 2 of 8 runs, lost on 5 (call 3). Spans past half a wave take one round of
 // kLongRunLoads where a wave of those blocks holds them, as spans within it do,
@@ -632,8 +633,8 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
       return one_round;
     }
     const int64_t half_wave = std::min(wave / 2, long_wave);
-    // More than 4 rounds of kLoads.
-    const bool many_rounds = !reads_in_one_round(problem, shape.splits, 4 * kLoads);
+    // More than 5 rounds of kLoads.
+    const bool many_rounds = !reads_in_one_round(problem, shape.splits, 5 * kLoads);
     if ((!eight_byte || many_rounds) && spans <= half_wave) {
       return shape_of(kLongRunLoads, half_wave);
     }
@@ -741,7 +742,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
     // 50001x63's loss between them. Measured in one span only, and in rounds
     // of kLoads: where run_shape gives these columns kLongRunLoads (8-byte
-    // ones past 4 rounds), it keeps kLoads' splits, the held partials' cap.
+    // ones past 5 rounds), it keeps kLoads' splits, the held partials' cap.
     const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * kLoads;
     return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
