@@ -1136,6 +1136,26 @@ EIGHT_BYTE_HALF_WAVE_CASES = [
     whole((100001, 47), torch.float64),
     whole((300, 4001, 3), torch.int16, (1,)),
 ]
+# The 8-byte routes that the finish's reads in flight and the pipelined
+# 8-load rounds may have moved (eight-byte-routes-switch.patch, session 88):
+# clusters or run (letter r), the wide bands or run (w), and the half-wave
+# bound's untimed band of 4.0-5.6 rounds of 4 loads (b).
+EIGHT_BYTE_ROUTES_CASES = [
+    whole((16625, 17), torch.float64),
+    whole((16624, 17), torch.float64),
+    whole((4, 10001, 31), torch.float64, (1,)),
+    whole((8001, 31), torch.float64),
+    whole((50001, 63), torch.float64),
+    whole((100001, 47), torch.float64),
+    whole((100001, 63), torch.float64),
+    whole((30001, 63), torch.float64),
+    whole((71873, 31), torch.float64),
+    whole((80001, 31), torch.float64),
+    whole((85001, 31), torch.float64),
+    whole((89841, 31), torch.float64),
+    whole((95001, 31), torch.float64),
+    whole((80001, 31), torch.int64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1202,6 +1222,7 @@ CASE_SETS = {
     "eight_byte_one_round": EIGHT_BYTE_ONE_ROUND_CASES,
     "eight_byte_pipelined": EIGHT_BYTE_PIPELINED_CASES,
     "eight_byte_half_wave": EIGHT_BYTE_HALF_WAVE_CASES,
+    "eight_byte_routes": EIGHT_BYTE_ROUTES_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
