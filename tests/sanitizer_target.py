@@ -281,6 +281,11 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "30001x31 float64, 1 element in": shaped_ending_at_allocation_end(
             (30001, 31), torch.float64, 1
         ),
+        # Past 5 rounds of 4 loads, half a wave of 8-load blocks (264 on a 132-SM GPU)
+        # in pipelined rounds, the last of them partial, to the allocation's last element.
+        "100001x31 float64, 1 element in": shaped_ending_at_allocation_end(
+            (100001, 31), torch.float64, 1
+        ),
         # 16 such columns on the vector boundary in blocks of 2 loads a thread (those of
         # 4 would fill under a quarter of a 132-SM GPU), 40 splits that a second launch
         # adds, a warp a column.
