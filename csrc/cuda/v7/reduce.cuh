@@ -132,9 +132,12 @@ __device__ __forceinline__ bool arrive_last(unsigned int* counter, unsigned int 
 }
 
 // The sum of settle(fetch(s), s) for s = first, first + step, ... below end,
-// added in that order, with a batch of kBatch fetches in flight before the
-// first settle: a finishing block that read its partials one latency at a
-// time spent microseconds on it. The order does not depend on kBatch.
+// added in that order, in batches of kBatch fetches meant to be in flight
+// before the first settle: a finishing block that read its partials one
+// latency at a time spent microseconds on it. With each fetch and settle
+// under its own bound, ptxas may still settle a fetch before issuing the
+// next ones (the overload over partials below, and benchmarks/NOTES.md,
+// sessions 87-88). The order does not depend on kBatch.
 template <typename AccT, int kBatch = 4, typename Fetch, typename Settle>
 __device__ __forceinline__ AccT sum_every(const Fetch& fetch, const Settle& settle, int64_t first,
                                           int64_t end, int64_t step) {
