@@ -1167,7 +1167,8 @@ def interleaved_round_loads(name):
         ((300001, 33), torch.float64, 0, True),
         ((100001, 41), torch.float32, 0, True),
         ((200001, 64), torch.float32, 1, True),
-        ((100001, 47), torch.float64, 0, False),
+        ((100001, 47), torch.float64, 0, True),
+        ((100001, 63), torch.float64, 0, False),
         ((25001, 33), torch.float64, 0, True),
         ((20001, 33), torch.float16, 0, True),
         ((20001, 47), torch.bfloat16, 0, True),
@@ -1178,7 +1179,7 @@ def interleaved_round_loads(name):
         ((5001, 33), torch.float32, 0, False),
         ((15001, 33), torch.float64, 0, True),
         ((7001, 33), torch.float64, 0, False),
-        ((50001, 63), torch.float64, 0, False),
+        ((50001, 63), torch.float64, 0, True),
         ((20001, 47), torch.float64, 0, True),
         ((30001, 63), torch.float64, 0, True),
         ((150001, 64), torch.float64, 1, False),
@@ -1198,14 +1199,14 @@ def interleaved_round_loads(name):
         ((3001, 31), torch.float32, 0, False),
         ((30001, 17), torch.float32, 0, True),
         ((30001, 9), torch.float16, 0, True),
-        ((8001, 31), torch.float64, 0, False),
+        ((8001, 31), torch.float64, 0, True),
         ((24001, 31), torch.float64, 0, True),
         ((30001, 31), torch.float64, 0, True),
         ((25001, 17), torch.int64, 0, True),
         ((50001, 31), torch.float64, 0, True),
         ((20001, 32), torch.float64, 1, True),
         ((16624, 17), torch.float64, 0, True),
-        ((16625, 17), torch.float64, 0, False),
+        ((16625, 17), torch.float64, 0, True),
         ((71873, 31), torch.float64, 0, True),
         ((89840, 31), torch.float64, 0, True),
         ((89841, 31), torch.float64, 0, True),
@@ -1225,8 +1226,9 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     on it (fp32 2.7 at 10001 rows of 36, not 2.37 at 5001 of 64; bf16 3.0 at 10001 of 40),
     4.5 for 16-bit columns off it (4.9 at 20001 rows of 33); where the held partials allow
     3/8 of a wave of blocks (198 of 528; 8448 fp64 partials: 41 columns, not 47, 63 or 64),
-    or fewer blocks leave 10 rounds of 4 loads a thread or fewer (fp64 20001x47 2.6,
-    30001x63 6.9; not 50001x63 11.5, 100001x47 12.8, 150001x64 35.5); and 33-64 2- and
+    or fewer blocks leave 10 rounds of the run's loads a thread or fewer (fp64 20001x47 2.6
+    rounds of 4; 8 past 5 rounds of 4: 30001x63 3.5, 50001x63 5.7, 100001x47 6.4; not
+    100001x63 11.5, 150001x64 17.7); and 33-64 2- and
     4-byte columns of one span on the vector boundary (64 fp16, 36 and 64 fp32), whose
     columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32 columns
     (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of
@@ -1240,12 +1242,10 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
     (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
     rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
-    SMs, 8-byte ones only where the run would not read them in one round of 8 loads a
-    thread, and there in up to 3 rounds (fp64 8001 rows of 31: the run's 122 blocks of 4
-    loads; not fp64 24001 rows of 31 or 20001 of 32 an element in, 3 rounds in 128 blocks,
-    nor fp64 30001 of 31 or int64 25001 of 17, 4 rounds; fp64 16624 rows of 17 take the
-    run's one round in 69 blocks, whose stride falls 8 vectors short of 16625's, which keep
-    the clusters), while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an
+    SMs, never 8-byte ones (fp64 8001 rows of 31: the run's 122 blocks of 4 loads; fp64
+    16625 rows of 17: 138 blocks of 4, as the stride of 69 blocks of 8 falls 8 vectors
+    short of the span, which 16624 rows take), while fp32 30001 rows of 17, fp16 30001 of 9
+    and fp32 20001 of 32 an
     element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90
     with 132 SMs, as the clusters' capacity decides. A block per round of 4 loads a thread,
     or of 2 where blocks of 4 would fill under a quarter of the SMs (int8 20001 rows of 16:

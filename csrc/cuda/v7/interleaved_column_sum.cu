@@ -667,14 +667,6 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 
 }  // namespace
 
-// Whether the run reads each span of `problem` in one round of kLongRunLoads.
-template <typename InT, typename OutT>
-bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
-                                 const LaunchContext& context) {
-  const auto [loads, splits] = run_shape(problem, partials_capacity, context);
-  return loads == kLongRunLoads && reads_in_one_round(problem, splits, loads);
-}
-
 // 33-64 columns of a floating type, where the wave's threads would have 2.4
 // elements or more each (where the splits finish in a second launch that starts
 // early: 4- and 8-byte columns off the vector boundary, and rows on it) or 4.5
@@ -727,7 +719,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // The bounds below were measured in kLoads' waves.
     const int64_t wave = run_wave<InT, OutT, kLoads>(context);
     const int64_t elements = spans * span_elements(problem);
-    const int64_t splits = run_shape(problem, partials_capacity, context).splits;
+    const auto [loads, splits] = run_shape(problem, partials_capacity, context);
     // 2.4 was measured with the finish a warp a column started early.
     const bool finishes_early =
         finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
@@ -740,10 +732,12 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // 100001x63 (23.0) 17.94 -> 19.68, 300001x47 (38.5) 33.66 -> 34.52
     // (H200, benchmarks/NOTES.md, session 74, call 5; confirmed in session
     // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
-    // 50001x63's loss between them. Measured in one span only, and in rounds
-    // of kLoads: where run_shape gives these columns kLongRunLoads (8-byte
-    // ones past 5 rounds), it keeps kLoads' splits, the held partials' cap.
-    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * kLoads;
+    // 50001x63's loss between them. Measured in one span only, in rounds of
+    // kLoads; counted in run_shape's loads since 8-byte runs past 5 rounds
+    // take kLongRunLoads, pipelined (session 88): bands -> that run, fp64
+    // 50001x63 (5.7 rounds of 8) 11.67 -> 9.91 (Inductor 9.93), 100001x47
+    // (6.4) 15.09 -> 12.49 (15.41) (session 89, call 1).
+    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * loads;
     return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
@@ -799,12 +793,10 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                               context.stream, groups);
 }
 
-#define INSTANTIATE(InT, OutT)                                                                   \
-  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, bool,       \
-                                                    int64_t, const LaunchContext&);              \
-  template bool run_reads_in_one_long_round<InT, OutT>(const ColumnProblem<InT, OutT>&, int64_t, \
-                                                       const LaunchContext&);                    \
-  template void launch_interleaved_column_sum<InT, OutT>(                                        \
+#define INSTANTIATE(InT, OutT)                                                             \
+  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, bool, \
+                                                    int64_t, const LaunchContext&);        \
+  template void launch_interleaved_column_sum<InT, OutT>(                                  \
       const ColumnProblem<InT, OutT>&, Finish<acc_t<InT>>, const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE
