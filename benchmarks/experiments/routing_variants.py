@@ -1156,6 +1156,33 @@ EIGHT_BYTE_ROUTES_CASES = [
     whole((95001, 31), torch.float64),
     whole((80001, 31), torch.int64),
 ]
+# Session 89's eight-byte-mid-runs-switch.patch: m, 8-byte runs of up to 32
+# columns between one round of 8 loads and 5 rounds of 4 past the held
+# partials' cap (a wave of 4-load blocks); c, the half-wave bound at 6 rounds;
+# x, the wide bound at 20 rounds; and (build O) the clusters and bands that
+# session 89's landed routes left.
+EIGHT_BYTE_MID_RUN_CASES = [
+    whole((50001, 31), torch.float64),
+    whole((60001, 31), torch.float64),
+    whole((71873, 31), torch.float64),
+    whole((85001, 31), torch.float64),
+    whole((60001, 31), torch.int64),
+    whole((80001, 31), torch.int64),
+    whole((4, 10001, 31), torch.float64, (1,)),
+    whole((89841, 31), torch.float64),
+    whole((95001, 31), torch.float64),
+    whole((100001, 31), torch.float64),
+    whole((100001, 31), torch.int64),
+    whole((100001, 63), torch.float64),
+    element_in((150001, 64), torch.float64),
+    whole((200001, 47), torch.float64),
+    whole((300001, 47), torch.float64),
+    whole((150001, 55), torch.float64),
+    whole((16625, 17), torch.int64),
+    whole((8001, 31), torch.int64),
+    whole((4, 10001, 17), torch.float64, (1,)),
+    whole((50001, 63), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1223,6 +1250,7 @@ CASE_SETS = {
     "eight_byte_pipelined": EIGHT_BYTE_PIPELINED_CASES,
     "eight_byte_half_wave": EIGHT_BYTE_HALF_WAVE_CASES,
     "eight_byte_routes": EIGHT_BYTE_ROUTES_CASES,
+    "eight_byte_mid_runs": EIGHT_BYTE_MID_RUN_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 

@@ -726,18 +726,22 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
         starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
     const int64_t tenths_a_thread = finishes_early && (sizeof(InT) >= 4 || rows_aligned) ? 24 : 45;
     // Under 3/8 of a wave of splits (8-byte columns past 42), where those
-    // splits leave 10 rounds of loads a thread or fewer: fp64, bands -> run,
+    // splits leave 20 rounds of the run's loads a thread or fewer. First 10
+    // rounds of kLoads: fp64, bands -> run,
     // 20001x47 (2.6 rounds) 7.78 -> 6.37 us, 50001x55 (8.8) 11.32 -> 10.66,
     // 30001x63 (6.9) 13.19 -> 8.79; but 50001x63 (11.5) 12.03 -> 12.26,
     // 100001x63 (23.0) 17.94 -> 19.68, 300001x47 (38.5) 33.66 -> 34.52
     // (H200, benchmarks/NOTES.md, session 74, call 5; confirmed in session
     // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
-    // 50001x63's loss between them. Measured in one span only, in rounds of
-    // kLoads; counted in run_shape's loads since 8-byte runs past 5 rounds
-    // take kLongRunLoads, pipelined (session 88): bands -> that run, fp64
-    // 50001x63 (5.7 rounds of 8) 11.67 -> 9.91 (Inductor 9.93), 100001x47
-    // (6.4) 15.09 -> 12.49 (15.41) (session 89, call 1).
-    const bool few_rounds = spans == 1 && span_vectors(problem) <= 10 * splits * kThreads * loads;
+    // 50001x63's loss between them. Measured in one span only. Since 8-byte
+    // runs past 5 rounds of kLoads take kLongRunLoads, pipelined (session
+    // 88), bands -> that run, fp64 50001x63 (5.7 rounds of 8) 11.67 -> 9.91
+    // (Inductor 9.93), 100001x47 (6.4) 15.09 -> 12.49 (15.41) (session 89,
+    // call 1); 100001x63 (11.5) 17.54 -> 16.15 (17.47), 200001x47 (12.8)
+    // 24.69 -> 21.16 (25.21), 150001x55 (14.1) 21.37 -> 19.77 (21.91),
+    // 150001x64 an element in (17.7) 23.57 -> 22.22 (26.40), 300001x47 (19.2)
+    // 33.16 -> 30.06 (35.34) (call 2).
+    const bool few_rounds = spans == 1 && span_vectors(problem) <= 20 * splits * kThreads * loads;
     return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
