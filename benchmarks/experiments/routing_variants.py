@@ -1183,6 +1183,45 @@ EIGHT_BYTE_MID_RUN_CASES = [
     whole((4, 10001, 17), torch.float64, (1,)),
     whole((50001, 63), torch.float64),
 ]
+# Session 89's wide-run-unbounded-switch.patch (u: fp64 33-64 columns past 42
+# take the run at any length) and eight-byte-pipelined-four-loads.patch (a
+# build: 8-byte runs of 4 loads a thread pipeline their rounds).
+WIDE_AND_MID_RUN_CASES = [
+    whole((300001, 63), torch.float64),
+    whole((600001, 55), torch.float64),
+    whole((1000001, 47), torch.float64),
+    whole((1000001, 63), torch.float64),
+    element_in((500001, 64), torch.float64),
+    whole((50001, 31), torch.float64),
+    whole((60001, 31), torch.float64),
+    whole((71873, 31), torch.float64),
+    whole((85001, 31), torch.float64),
+    whole((60001, 31), torch.int64),
+    whole((80001, 31), torch.int64),
+    whole((4, 10001, 31), torch.float64, (1,)),
+    whole((16625, 17), torch.float64),
+    whole((8001, 31), torch.float64),
+    whole((16625, 17), torch.int64),
+    whole((20001, 47), torch.float64),
+    whole((30001, 33), torch.float64),
+    whole((15001, 33), torch.float64),
+    whole((100001, 31), torch.float64),
+    whole((30001, 31), torch.float64),
+]
+# Session 89's wide-run-many-splits-switch.patch: g, 8-byte 33-64 columns of
+# 9/8 of the SMs' splits or more take the run at any length; u, all of them.
+WIDE_MANY_SPLIT_CASES = [
+    whole((400001, 47), torch.float64),
+    whole((1000001, 47), torch.float64),
+    whole((400001, 50), torch.float64),
+    whole((600001, 55), torch.float64),
+    whole((1000001, 55), torch.float64),
+    whole((400001, 56), torch.float64),
+    whole((800001, 56), torch.float64),
+    whole((400001, 57), torch.float64),
+    whole((300001, 63), torch.float64),
+    whole((1000001, 63), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1251,6 +1290,8 @@ CASE_SETS = {
     "eight_byte_half_wave": EIGHT_BYTE_HALF_WAVE_CASES,
     "eight_byte_routes": EIGHT_BYTE_ROUTES_CASES,
     "eight_byte_mid_runs": EIGHT_BYTE_MID_RUN_CASES,
+    "wide_and_mid_runs": WIDE_AND_MID_RUN_CASES,
+    "wide_many_splits": WIDE_MANY_SPLIT_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
