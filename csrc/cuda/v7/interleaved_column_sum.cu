@@ -673,7 +673,8 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 // (the rest: 16-bit columns off the boundary, or no early launch), and the held
 // partials allow 3/8 of a wave of blocks or more (capacity / columns splits in
 // all: up to 42 8-byte columns, all 64 of the others) or, in one span, fewer
-// blocks leave 10 rounds of loads a thread or fewer; rows on the vector
+// blocks leave 20 rounds of loads a thread or fewer or are 9/8 of the SMs or
+// more (below); rows on the vector
 // boundary as well, of 2- and 4-byte types in one span. On an H200, dim=0,
 // bands -> interleaved, us: with the finish a warp a column in a plain second
 // launch (benchmarks/NOTES.md, session 73, calls 1-3), under 4.5 elements a
@@ -725,24 +726,31 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
         finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
         starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
     const int64_t tenths_a_thread = finishes_early && (sizeof(InT) >= 4 || rows_aligned) ? 24 : 45;
-    // Under 3/8 of a wave of splits (8-byte columns past 42), where those
-    // splits leave 20 rounds of the run's loads a thread or fewer. First 10
-    // rounds of kLoads: fp64, bands -> run,
-    // 20001x47 (2.6 rounds) 7.78 -> 6.37 us, 50001x55 (8.8) 11.32 -> 10.66,
-    // 30001x63 (6.9) 13.19 -> 8.79; but 50001x63 (11.5) 12.03 -> 12.26,
-    // 100001x63 (23.0) 17.94 -> 19.68, 300001x47 (38.5) 33.66 -> 34.52
-    // (H200, benchmarks/NOTES.md, session 74, call 5; confirmed in session
-    // 75, call 1). 100001x47 (12.8) won too (15.58 -> 14.68), left out with
-    // 50001x63's loss between them. Measured in one span only. Since 8-byte
-    // runs past 5 rounds of kLoads take kLongRunLoads, pipelined (session
-    // 88), bands -> that run, fp64 50001x63 (5.7 rounds of 8) 11.67 -> 9.91
-    // (Inductor 9.93), 100001x47 (6.4) 15.09 -> 12.49 (15.41) (session 89,
-    // call 1); 100001x63 (11.5) 17.54 -> 16.15 (17.47), 200001x47 (12.8)
-    // 24.69 -> 21.16 (25.21), 150001x55 (14.1) 21.37 -> 19.77 (21.91),
-    // 150001x64 an element in (17.7) 23.57 -> 22.22 (26.40), 300001x47 (19.2)
-    // 33.16 -> 30.06 (35.34) (call 2).
-    const bool few_rounds = spans == 1 && span_vectors(problem) <= 20 * splits * kThreads * loads;
-    return (8 * (partials_capacity / columns) >= 3 * wave || few_rounds) &&
+    // Under 3/8 of a wave of splits (8-byte columns past 42), in one span:
+    // where those splits leave 20 rounds of the run's loads a thread or
+    // fewer, or are 9/8 of the SMs or more (43-56 8-byte columns). First 10
+    // rounds of kLoads: fp64, bands -> run, 20001x47 (2.6 rounds) 7.78 ->
+    // 6.37 us, 50001x55 (8.8) 11.32 -> 10.66, 30001x63 (6.9) 13.19 -> 8.79;
+    // but 50001x63 (11.5) 12.03 -> 12.26, 100001x63 (23.0) 17.94 -> 19.68,
+    // 300001x47 (38.5) 33.66 -> 34.52 (H200, benchmarks/NOTES.md, session 74,
+    // call 5; confirmed in session 75, call 1). Since 8-byte runs past 5
+    // rounds of kLoads take kLongRunLoads, pipelined (session 88), bands ->
+    // that run, fp64 50001x63 (5.7 rounds of 8) 11.67 -> 9.91 (Inductor
+    // 9.93), 100001x47 (6.4) 15.09 -> 12.49 (15.41) (session 89, call 1);
+    // 100001x63 (11.5) 17.54 -> 16.15 (17.47), 200001x47 (12.8) 24.69 ->
+    // 21.16 (25.21), 150001x55 (14.1) 21.37 -> 19.77 (21.91), 150001x64 an
+    // element in (17.7) 23.57 -> 22.22 (26.40), 300001x47 (19.2) 33.16 ->
+    // 30.06 (35.34) (call 2). Past 20 rounds, in 153-179 splits, 400001x47
+    // (25.6) 42.06 -> 37.86 (44.51), 1000001x47 (64) 96.39 -> 88.27
+    // (104.26), 600001x55 (52.7) 66.69 -> 64.25 (71.38), 1000001x55 (88)
+    // 106.11 -> 104.04 (116.26) (call 4); in 132-134, a split an SM, the run
+    // lost, 1000001x63 (115) 119.21 -> 121.61, 500001x64 an element in (61)
+    // 64.27 -> 64.61 (call 3), and 300001x63 (34.5) tied, 39.85 -> 39.57
+    // (call 4) and 40.09 -> 40.07 (call 3).
+    const bool one_span_run_wins =
+        spans == 1 && (8 * splits >= 9 * int64_t(context.sm_count) ||
+                       span_vectors(problem) <= 20 * splits * kThreads * loads);
+    return (8 * (partials_capacity / columns) >= 3 * wave || one_span_run_wins) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
 }
