@@ -1173,6 +1173,7 @@ def interleaved_round_loads(name):
         ((300001, 63), torch.float64, 0, False),
         ((400001, 47), torch.float64, 0, True),
         ((400001, 57), torch.float64, 0, False),
+        ((400001, 56), torch.float64, 1, True),
         ((25001, 33), torch.float64, 0, True),
         ((20001, 33), torch.float16, 0, True),
         ((20001, 47), torch.bfloat16, 0, True),
@@ -1231,9 +1232,10 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     4.5 for 16-bit columns off it (4.9 at 20001 rows of 33); where the held partials allow
     3/8 of a wave of blocks (198 of 528; 8448 fp64 partials: 41 columns, not 47, 63 or 64),
     or, in one span, fewer blocks leave 20 rounds of the run's loads a thread or fewer (fp64
-    20001x47 2.6 rounds of 4; 8 past 5 rounds of 4: 30001x63 3.5, 50001x63 5.7, 100001x47
-    6.4, 100001x63 11.5, 150001x64 17.7, 300001x47 19.2; not 300001x63 34.5) or are 9/8 of
-    the SMs or more (149: fp64 400001x47 in 179 blocks, not 400001x57 in 148); and 33-64 2- and
+    20001x47 2.6 rounds of 4; 8 past 5 rounds of 4: 30001x63 3.4, 50001x63 5.7, 100001x47
+    6.4, 100001x63 11.5, 150001x64 17.8, 300001x47 19.2; not 300001x63 34.5) or are 9/8 of
+    the SMs or more (149: fp64 400001x47 in 179 blocks, 400001x56 an element in in 150; not
+    400001x57 in 148); and 33-64 2- and
     4-byte columns of one span on the vector boundary (64 fp16, 36 and 64 fp32), whose
     columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32 columns
     (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of
@@ -1247,10 +1249,11 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
     (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
     rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
-    SMs, never 8-byte ones (fp64 8001 rows of 31: the run's 122 blocks of 4 loads; fp64
-    16625 rows of 17: 138 blocks of 4, as the stride of 69 blocks of 8 falls 8 vectors
-    short of the span, which 16624 rows take), while fp32 30001 rows of 17, fp16 30001 of 9
-    and fp32 20001 of 32 an
+    SMs, 8-byte ones only where they fill under half the SMs in up to 2 rounds and the run
+    would not read them in one round of 8 loads a thread (not fp64 8001 rows of 31, 128
+    cluster blocks: the run's 122 blocks of 4 loads; nor fp64 16625 rows of 17, 72: 138
+    blocks of 4, as the stride of 69 blocks of 8 falls 8 vectors short of the span, which
+    16624 rows take), while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an
     element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90
     with 132 SMs, as the clusters' capacity decides. A block per round of 4 loads a thread,
     or of 2 where blocks of 4 would fill under a quarter of the SMs (int8 20001 rows of 16:

@@ -1389,23 +1389,30 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 // 4.51; so was it against the 2-load run (session 81, call 1).
 //
 // 8-byte columns, which alone fill half of an H200's SMs there (from 17
-// columns, 9 bands of 16-byte spans): never. First where the run reads them
-// in one round of 8 loads a thread (session 87, call 2), as it won at every
-// round count, clusters -> that run: fp64 10001x31 (2 rounds) 4.62 -> 4.37
-// (Inductor 4.48), 20001x31 (3) 6.00 -> 5.41 (4.93), 24001x31 (3) 6.95 ->
-// 5.87 (5.13), int64 20001x31 (3) 5.92 -> 5.34 (4.58); then everywhere, once
-// the run's finish read its partials in flight (session 88): fp64 16625x17
-// (69 blocks of 4 loads) 4.94 -> 3.78 (4.37), 8001x31 4.41 -> 3.71 (4.75),
-// 4x10001x31 dim=1 7.11 -> 6.24 (5.92) (H200, dim=0 unless said, us;
-// benchmarks/NOTES.md, session 89, call 1).
+// columns, 9 bands of 16-byte spans): where the clusters would fill under
+// half the SMs in at most 2 rounds, and the run (`run_in_one_long_round`,
+// which the launcher asks of 8-byte columns alone) would not read them in
+// one round of 8 loads a thread. That round won at every round count
+// (session 87, call 2), clusters -> run: fp64 10001x31 (2 rounds) 4.62 ->
+// 4.37 (Inductor 4.48), 20001x31 (3) 6.00 -> 5.41 (4.93), 24001x31 (3) 6.95
+// -> 5.87 (5.13), int64 20001x31 (3) 5.92 -> 5.34 (4.58); so did the run in
+// half the SMs' clusters or more, once its finish read its partials in
+// flight (session 88): fp64 16625x17 (72 cluster blocks; the run's 138 of 4
+// loads) 4.94 -> 3.78 (4.37), 8001x31 (128) 4.41 -> 3.71 (4.75), 4x10001x31
+// dim=1 (256) 7.11 -> 6.24 (5.92), int64 16625x17 4.78 -> 3.77 (3.88),
+// 8001x31 4.28 -> 3.74 (4.27) (H200, dim=0 unless said, us;
+// benchmarks/NOTES.md, session 89, calls 1-2). In fewer clusters, fp64
+// 5001x15 and int64 10001x9 above are session 78's, against its run.
 template <typename InT>
-bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, int sm_count) {
+bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, bool run_in_one_long_round,
+                                       int sm_count) {
   const int64_t rounds = cluster_rounds<InT>(bands, rows);
   const int64_t blocks = bands.count * kColumnClusterBlocks;
   if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
     return rounds <= 2 || (rounds == 3 && (sizeof(InT) == 1 || 4 * blocks >= sm_count));
+  } else if constexpr (sizeof(InT) == 8) {
+    return !run_in_one_long_round && 2 * blocks < sm_count && rounds <= 2;
   } else {
-    if (sizeof(InT) == 8) return false;
     return rounds <= 2 || 2 * blocks >= sm_count;
   }
 }
@@ -1510,8 +1517,16 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // us at most. The int32, 8-byte and 1-byte sums it moves (session 67):
     // small_sum_bands.
     const std::optional<Bands>& small_bands = scalars.small_bands;
-    if (small_bands.has_value() && (!interleaves || clusters_take_interleaved_columns<InT>(
-                                                        *small_bands, rows, context.sm_count))) {
+    const auto clusters_take_interleaved = [&] {
+      bool run_in_one_long_round = false;
+      if constexpr (sizeof(InT) == 8) {
+        run_in_one_long_round =
+            run_reads_in_one_long_round(problem, finish.partials_capacity, context);
+      }
+      return clusters_take_interleaved_columns<InT>(*small_bands, rows, run_in_one_long_round,
+                                                    context.sm_count);
+    };
+    if (small_bands.has_value() && (!interleaves || clusters_take_interleaved())) {
       return launch_bands<InT, OutT, 1>(problem, finish, context);
     }
     if (interleaves) return launch_interleaved_column_sum(problem, finish, context);

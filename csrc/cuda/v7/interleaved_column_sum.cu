@@ -667,15 +667,23 @@ bool finishes_a_warp_a_column(int64_t columns, int64_t splits, int device) {
 
 }  // namespace
 
+// Whether the run reads each span of `problem` in one round of kLongRunLoads.
+template <typename InT, typename OutT>
+bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
+                                 const LaunchContext& context) {
+  const auto [loads, splits] = run_shape(problem, partials_capacity, context);
+  return loads == kLongRunLoads && reads_in_one_round(problem, splits, loads);
+}
+
 // 33-64 columns of a floating type, where the wave's threads would have 2.4
 // elements or more each (where the splits finish in a second launch that starts
 // early: 4- and 8-byte columns off the vector boundary, and rows on it) or 4.5
 // (the rest: 16-bit columns off the boundary, or no early launch), and the held
 // partials allow 3/8 of a wave of blocks or more (capacity / columns splits in
 // all: up to 42 8-byte columns, all 64 of the others) or, in one span, fewer
-// blocks leave 20 rounds of loads a thread or fewer or are 9/8 of the SMs or
-// more (below); rows on the vector
-// boundary as well, of 2- and 4-byte types in one span. On an H200, dim=0,
+// blocks leave 20 rounds of loads a thread or fewer or are 9/8 of the SMs
+// or more (below); rows on the vector boundary as well, of 2- and 4-byte
+// types in one span. On an H200, dim=0,
 // bands -> interleaved, us: with the finish a warp a column in a plain second
 // launch (benchmarks/NOTES.md, session 73, calls 1-3), under 4.5 elements a
 // thread, fp16 10001x33 (2.4) 3.86 -> 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47,
@@ -738,15 +746,16 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // that run, fp64 50001x63 (5.7 rounds of 8) 11.67 -> 9.91 (Inductor
     // 9.93), 100001x47 (6.4) 15.09 -> 12.49 (15.41) (session 89, call 1);
     // 100001x63 (11.5) 17.54 -> 16.15 (17.47), 200001x47 (12.8) 24.69 ->
-    // 21.16 (25.21), 150001x55 (14.1) 21.37 -> 19.77 (21.91), 150001x64 an
-    // element in (17.7) 23.57 -> 22.22 (26.40), 300001x47 (19.2) 33.16 ->
+    // 21.16 (25.21), 150001x55 (13.2) 21.37 -> 19.77 (21.91), 150001x64 an
+    // element in (17.8) 23.57 -> 22.22 (26.40), 300001x47 (19.2) 33.16 ->
     // 30.06 (35.34) (call 2). Past 20 rounds, in 153-179 splits, 400001x47
     // (25.6) 42.06 -> 37.86 (44.51), 1000001x47 (64) 96.39 -> 88.27
     // (104.26), 600001x55 (52.7) 66.69 -> 64.25 (71.38), 1000001x55 (88)
     // 106.11 -> 104.04 (116.26) (call 4); in 132-134, a split an SM, the run
-    // lost, 1000001x63 (115) 119.21 -> 121.61, 500001x64 an element in (61)
-    // 64.27 -> 64.61 (call 3), and 300001x63 (34.5) tied, 39.85 -> 39.57
-    // (call 4) and 40.09 -> 40.07 (call 3).
+    // lost, 1000001x63 (115) 119.21 -> 121.61 (call 4; 121.18 -> 124.15 in
+    // call 3), 500001x64 an element in (59) 64.27 -> 64.61 (call 3), and
+    // 300001x63 (34.5) tied, 39.85 -> 39.57 (call 4) and 40.09 -> 40.07
+    // (call 3).
     const bool one_span_run_wins =
         spans == 1 && (8 * splits >= 9 * int64_t(context.sm_count) ||
                        span_vectors(problem) <= 20 * splits * kThreads * loads);
@@ -805,10 +814,12 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
                                               context.stream, groups);
 }
 
-#define INSTANTIATE(InT, OutT)                                                             \
-  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, bool, \
-                                                    int64_t, const LaunchContext&);        \
-  template void launch_interleaved_column_sum<InT, OutT>(                                  \
+#define INSTANTIATE(InT, OutT)                                                                   \
+  template bool interleaves_wide_columns<InT, OutT>(const ColumnProblem<InT, OutT>&, bool,       \
+                                                    int64_t, const LaunchContext&);              \
+  template bool run_reads_in_one_long_round<InT, OutT>(const ColumnProblem<InT, OutT>&, int64_t, \
+                                                       const LaunchContext&);                    \
+  template void launch_interleaved_column_sum<InT, OutT>(                                        \
       const ColumnProblem<InT, OutT>&, Finish<acc_t<InT>>, const LaunchContext&);
 TORCH_REDUCE_V7_FOR_EACH_TYPE_PAIR(INSTANTIATE)
 #undef INSTANTIATE

@@ -315,6 +315,13 @@ template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows_aligned,
                               int64_t partials_capacity, const LaunchContext& context);
 
+// Whether interleaved_column_sum.cu's run would read each span of an
+// interleaved column sum (interleaves_columns) in one round of its longest
+// loads, with `partials_capacity` held partials for its splits.
+template <typename InT, typename OutT>
+bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
+                                 const LaunchContext& context);
+
 // A column sum for which interleaves_columns or interleaves_wide_columns
 // holds.
 template <typename InT, typename OutT>
