@@ -1222,6 +1222,18 @@ WIDE_MANY_SPLIT_CASES = [
     whole((300001, 63), torch.float64),
     whole((1000001, 63), torch.float64),
 ]
+# Session 89's eight-byte-few-clusters-switch.patch: n, 8-byte interleaved sums
+# never take the clusters, beside the few-block ones that c37aa57 leaves there.
+EIGHT_BYTE_FEW_CLUSTER_CASES = [
+    whole((5001, 15), torch.float64),
+    whole((10001, 9), torch.int64),
+    whole((10001, 9), torch.float64),
+    whole((8001, 13), torch.float64),
+    whole((3001, 15), torch.float64),
+    whole((12001, 5), torch.float64),
+    element_in((6001, 16), torch.int64),
+    whole((16625, 17), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1292,6 +1304,7 @@ CASE_SETS = {
     "eight_byte_mid_runs": EIGHT_BYTE_MID_RUN_CASES,
     "wide_and_mid_runs": WIDE_AND_MID_RUN_CASES,
     "wide_many_splits": WIDE_MANY_SPLIT_CASES,
+    "eight_byte_few_clusters": EIGHT_BYTE_FEW_CLUSTER_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
