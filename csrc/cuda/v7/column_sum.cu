@@ -1401,8 +1401,12 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 // loads) 4.94 -> 3.78 (4.37), 8001x31 (128) 4.41 -> 3.71 (4.75), 4x10001x31
 // dim=1 (256) 7.11 -> 6.24 (5.92), int64 16625x17 4.78 -> 3.77 (3.88),
 // 8001x31 4.28 -> 3.74 (4.27) (H200, dim=0 unless said, us;
-// benchmarks/NOTES.md, session 89, calls 1-2). In fewer clusters, fp64
-// 5001x15 and int64 10001x9 above are session 78's, against its run.
+// benchmarks/NOTES.md, session 89, calls 1-2). In fewer clusters, against
+// today's run (call 5, clusters -> run), they won at 3-6 rows a thread, fp64
+// 5001x15 2.99 -> 3.19, 3001x15 2.82 -> 3.18, int64 6001x16 an element in
+// 3.08 -> 3.37, and lost at 8-10, fp64 10001x9 3.51 -> 3.18, 8001x13 3.64 ->
+// 3.21, int64 10001x9 3.43 -> 3.11: a bound in rows a thread is not yet
+// timed (benchmarks/NOTES.md, session 89, Next 1).
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, bool run_in_one_long_round,
                                        int sm_count) {

@@ -683,9 +683,9 @@ bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_
 // all: up to 42 8-byte columns, all 64 of the others) or, in one span, fewer
 // blocks leave 20 rounds of loads a thread or fewer or are 9/8 of the SMs
 // or more (below); rows on the vector boundary as well, of 2- and 4-byte
-// types in one span. On an H200, dim=0,
-// bands -> interleaved, us: with the finish a warp a column in a plain second
-// launch (benchmarks/NOTES.md, session 73, calls 1-3), under 4.5 elements a
+// types in one span. On an H200, dim=0, bands -> interleaved, us: with the
+// finish a warp a column in a plain second launch (benchmarks/NOTES.md,
+// session 73, calls 1-3), under 4.5 elements a
 // thread, fp16 10001x33 (2.4) 3.86 -> 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47,
 // fp64 15001x33 (3.7) 5.53 -> 5.75; at it (4.9), fp16 20001x33 4.67 -> 4.64,
 // fp32 20001x33 5.16 -> 4.70, fp64 20001x33 6.26 -> 6.45; past it, bf16
