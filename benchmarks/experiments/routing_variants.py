@@ -1234,6 +1234,20 @@ EIGHT_BYTE_FEW_CLUSTER_CASES = [
     element_in((6001, 16), torch.int64),
     whole((16625, 17), torch.float64),
 ]
+# Session 89's eight-byte-cluster-rows-switch.patch: k, the few-block 8-byte
+# clusters up to 6 rows a thread only.
+EIGHT_BYTE_CLUSTER_ROW_CASES = [
+    whole((3001, 15), torch.float64),
+    whole((5001, 15), torch.float64),
+    element_in((6001, 16), torch.int64),
+    whole((6144, 15), torch.float64),
+    whole((6145, 15), torch.float64),
+    whole((7001, 15), torch.float64),
+    whole((8001, 13), torch.float64),
+    whole((10001, 9), torch.float64),
+    whole((10001, 9), torch.int64),
+    whole((12001, 5), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1305,6 +1319,7 @@ CASE_SETS = {
     "wide_and_mid_runs": WIDE_AND_MID_RUN_CASES,
     "wide_many_splits": WIDE_MANY_SPLIT_CASES,
     "eight_byte_few_clusters": EIGHT_BYTE_FEW_CLUSTER_CASES,
+    "eight_byte_cluster_rows": EIGHT_BYTE_CLUSTER_ROW_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
 }
 
