@@ -1248,6 +1248,21 @@ EIGHT_BYTE_CLUSTER_ROW_CASES = [
     whole((10001, 9), torch.int64),
     whole((12001, 5), torch.float64),
 ]
+# Session 90's wide-run-rounds-bound-switch.patch: r, the one-span wide run's
+# rounds bound at 40 rounds of its loads instead of 20.
+WIDE_ROUNDS_BOUND_CASES = [
+    whole((200001, 63), torch.float64),
+    whole((250001, 63), torch.float64),
+    whole((300001, 63), torch.float64),
+    whole((340001, 63), torch.float64),
+    whole((360001, 63), torch.float64),
+    element_in((250001, 64), torch.float64),
+    whole((250001, 60), torch.float64),
+    whole((400001, 57), torch.float64),
+    whole((450001, 57), torch.float64),
+    element_in((500001, 64), torch.float64),
+    whole((1000001, 63), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1317,6 +1332,7 @@ CASE_SETS = {
     "eight_byte_routes": EIGHT_BYTE_ROUTES_CASES,
     "eight_byte_mid_runs": EIGHT_BYTE_MID_RUN_CASES,
     "wide_and_mid_runs": WIDE_AND_MID_RUN_CASES,
+    "wide_rounds_bound": WIDE_ROUNDS_BOUND_CASES,
     "wide_many_splits": WIDE_MANY_SPLIT_CASES,
     "eight_byte_few_clusters": EIGHT_BYTE_FEW_CLUSTER_CASES,
     "eight_byte_cluster_rows": EIGHT_BYTE_CLUSTER_ROW_CASES,
