@@ -1170,9 +1170,12 @@ def interleaved_round_loads(name):
         ((100001, 47), torch.float64, 0, True),
         ((100001, 63), torch.float64, 0, True),
         ((300001, 47), torch.float64, 0, True),
-        ((300001, 63), torch.float64, 0, False),
+        ((300001, 63), torch.float64, 0, True),
+        ((340001, 63), torch.float64, 0, True),
+        ((360001, 63), torch.float64, 0, False),
         ((400001, 47), torch.float64, 0, True),
-        ((400001, 57), torch.float64, 0, False),
+        ((400001, 57), torch.float64, 0, True),
+        ((450001, 57), torch.float64, 0, False),
         ((400001, 56), torch.float64, 1, True),
         ((25001, 33), torch.float64, 0, True),
         ((20001, 33), torch.float16, 0, True),
@@ -1231,11 +1234,11 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     on it (fp32 2.7 at 10001 rows of 36, not 2.37 at 5001 of 64; bf16 3.0 at 10001 of 40),
     4.5 for 16-bit columns off it (4.9 at 20001 rows of 33); where the held partials allow
     3/8 of a wave of blocks (198 of 528; 8448 fp64 partials: 41 columns, not 47, 63 or 64),
-    or, in one span, fewer blocks leave 20 rounds of the run's loads a thread or fewer (fp64
+    or, in one span, fewer blocks leave 40 rounds of the run's loads a thread or fewer (fp64
     20001x47 2.6 rounds of 4; 8 past 5 rounds of 4: 30001x63 3.4, 50001x63 5.7, 100001x47
-    6.4, 100001x63 11.5, 150001x64 17.8, 300001x47 19.2; not 300001x63 34.5) or are 9/8 of
-    the SMs or more (149: fp64 400001x47 in 179 blocks, 400001x56 an element in in 150; not
-    400001x57 in 148); and 33-64 2- and
+    6.4, 100001x63 11.5, 150001x64 17.8, 300001x47 19.2, 300001x63 34.4, 340001x63 39.0,
+    400001x57 37.6; not 360001x63 41.3, 450001x57 42.3) or are 9/8 of the SMs or more (149:
+    fp64 400001x47 in 179 blocks, 400001x56 an element in in 150); and 33-64 2- and
     4-byte columns of one span on the vector boundary (64 fp16, 36 and 64 fp32), whose
     columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32 columns
     (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of

@@ -681,7 +681,7 @@ bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_
 // (the rest: 16-bit columns off the boundary, or no early launch), and the held
 // partials allow 3/8 of a wave of blocks or more (capacity / columns splits in
 // all: up to 42 8-byte columns, all 64 of the others) or, in one span, fewer
-// blocks leave 20 rounds of loads a thread or fewer or are 9/8 of the SMs
+// blocks leave 40 rounds of loads a thread or fewer or are 9/8 of the SMs
 // or more (below); rows on the vector boundary as well, of 2- and 4-byte
 // types in one span. On an H200, dim=0, bands -> interleaved, us: with the
 // finish a warp a column in a plain second launch (benchmarks/NOTES.md,
@@ -735,7 +735,7 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
         starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
     const int64_t tenths_a_thread = finishes_early && (sizeof(InT) >= 4 || rows_aligned) ? 24 : 45;
     // Under 3/8 of a wave of splits (8-byte columns past 42), in one span:
-    // where those splits leave 20 rounds of the run's loads a thread or
+    // where those splits leave 40 rounds of the run's loads a thread or
     // fewer, or are 9/8 of the SMs or more (43-56 8-byte columns). First 10
     // rounds of kLoads: fp64, bands -> run, 20001x47 (2.6 rounds) 7.78 ->
     // 6.37 us, 50001x55 (8.8) 11.32 -> 10.66, 30001x63 (6.9) 13.19 -> 8.79;
@@ -755,10 +755,14 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // lost, 1000001x63 (115) 119.21 -> 121.61 (call 4; 121.18 -> 124.15 in
     // call 3), 500001x64 an element in (59) 64.27 -> 64.61 (call 3), and
     // 300001x63 (34.5) tied, 39.85 -> 39.57 (call 4) and 40.09 -> 40.07
-    // (call 3).
+    // (call 3). The bound at 40 rounds (session 90, call 1) won from 20 to
+    // 40 in 132-148 splits: 200001x63 (23.0) 28.94 -> 27.89 (29.92),
+    // 250001x63 (28.7) 34.75 -> 33.85 (35.96), 300001x63 (34.4) 40.56 ->
+    // 40.09, 340001x63 (39.0) 45.35 -> 44.60, 250001x64 an element in (29.6)
+    // 34.89 -> 34.56, 400001x57 (37.6) 48.24 -> 46.89 (51.92).
     const bool one_span_run_wins =
         spans == 1 && (8 * splits >= 9 * int64_t(context.sm_count) ||
-                       span_vectors(problem) <= 20 * splits * kThreads * loads);
+                       span_vectors(problem) <= 40 * splits * kThreads * loads);
     return (8 * (partials_capacity / columns) >= 3 * wave || one_span_run_wins) &&
            10 * elements >= tenths_a_thread * wave * kThreads;
   }
