@@ -1208,6 +1208,9 @@ def interleaved_round_loads(name):
         ((30001, 17), torch.float32, 0, True),
         ((30001, 9), torch.float16, 0, True),
         ((8001, 31), torch.float64, 0, True),
+        ((7001, 15), torch.float64, 0, False),
+        ((8001, 13), torch.float64, 0, True),
+        ((10001, 9), torch.int64, 0, True),
         ((24001, 31), torch.float64, 0, True),
         ((30001, 31), torch.float64, 0, True),
         ((25001, 17), torch.int64, 0, True),
@@ -1252,7 +1255,8 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
     (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
     rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
-    SMs, 8-byte ones only where they fill under half the SMs in up to 2 rounds and the run
+    SMs, 8-byte ones only where they fill under half the SMs in up to 2 rounds of up to 7
+    rows a thread (fp64 7001 rows of 15; not 8001 of 13, int64 10001 of 9) and the run
     would not read them in one round of 8 loads a thread (not fp64 8001 rows of 31, 128
     cluster blocks: the run's 122 blocks of 4 loads; nor fp64 16625 rows of 17, 72: 138
     blocks of 4, as the stride of 69 blocks of 8 falls 8 vectors short of the span, which

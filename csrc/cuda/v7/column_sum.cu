@@ -1390,9 +1390,10 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 //
 // 8-byte columns, which alone fill half of an H200's SMs there (from 17
 // columns, 9 bands of 16-byte spans): where the clusters would fill under
-// half the SMs in at most 2 rounds, and the run (`run_in_one_long_round`,
-// which the launcher asks of 8-byte columns alone) would not read them in
-// one round of 8 loads a thread. That round won at every round count
+// half the SMs in at most 2 rounds, giving a thread up to 7 rows, and the
+// run (`run_in_one_long_round`, which the launcher asks of 8-byte columns
+// alone) would not read them in one round of 8 loads a thread. That round
+// won at every round count
 // (session 87, call 2), clusters -> run: fp64 10001x31 (2 rounds) 4.62 ->
 // 4.37 (Inductor 4.48), 20001x31 (3) 6.00 -> 5.41 (4.93), 24001x31 (3) 6.95
 // -> 5.87 (5.13), int64 20001x31 (3) 5.92 -> 5.34 (4.58); so did the run in
@@ -1405,8 +1406,11 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 // today's run (call 5, clusters -> run), they won at 3-6 rows a thread, fp64
 // 5001x15 2.99 -> 3.19, 3001x15 2.82 -> 3.18, int64 6001x16 an element in
 // 3.08 -> 3.37, and lost at 8-10, fp64 10001x9 3.51 -> 3.18, 8001x13 3.64 ->
-// 3.21, int64 10001x9 3.43 -> 3.11: a bound in rows a thread is not yet
-// timed (benchmarks/NOTES.md, session 89, Next 1).
+// 3.21, int64 10001x9 3.43 -> 3.11. Bounded at 6 rows a thread (session 90,
+// call 1, clusters -> run), the clusters still won at 7, fp64 6145x15 3.10
+// -> 3.24, 7001x15 3.17 -> 3.27, and lost from 8, 8001x13 3.64 -> 3.23,
+// 10001x9 3.52 -> 3.13, int64 10001x9 3.45 -> 3.10, fp64 12001x5 (12 rows)
+// 3.39 -> 3.30: so the bound is 7.
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, bool run_in_one_long_round,
                                        int sm_count) {
@@ -1415,7 +1419,10 @@ bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, bool ru
   if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
     return rounds <= 2 || (rounds == 3 && (sizeof(InT) == 1 || 4 * blocks >= sm_count));
   } else if constexpr (sizeof(InT) == 8) {
-    return !run_in_one_long_round && 2 * blocks < sm_count && rounds <= 2;
+    constexpr int64_t kMaxRowsAThread = 7;
+    const int64_t rows_a_thread = ceil_div(rows, kColumnClusterBlocks * int64_t(bands.row_lanes));
+    return !run_in_one_long_round && 2 * blocks < sm_count && rounds <= 2 &&
+           rows_a_thread <= kMaxRowsAThread;
   } else {
     return rounds <= 2 || 2 * blocks >= sm_count;
   }
