@@ -1241,48 +1241,45 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     20001x47 2.6 rounds of 4; 8 past 5 rounds of 4: 30001x63 3.4, 50001x63 5.7, 100001x47
     6.4, 100001x63 11.5, 150001x64 17.8, 300001x47 19.2, 300001x63 34.4, 340001x63 39.0,
     400001x57 37.6; not 360001x63 41.3, 450001x57 42.3) or are 9/8 of the SMs or more (149:
-    fp64 400001x47 in 179 blocks, 400001x56 an element in in 150); and 33-64 2- and
-    4-byte columns of one span on the vector boundary (64 fp16, 36 and 64 fp32), whose
-    columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32 columns
-    (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of
+    fp64 400001x47 in 179 blocks, 400001x56 an element in in 150; not 450001x57 in 148); and
+    33-64 2- and 4-byte columns of one span on the vector boundary (64 fp16, 36 and 64
+    fp32), whose columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32
+    columns (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of
     24, int16 50001 of 16). From 4 to 32 columns, not those that a column a thread reads in
-    clusters: of 1- and 2-byte integers off the boundary, those whose clusters give a thread
-    up to 2 rounds of the cluster kernel's loads, or 3 for 1-byte (int8 20001 rows of 9, 17
-    and 31) or in a quarter of the SMs (int16 20001 rows of 17 and 27, 40 and 56 blocks),
-    while int16 20001 rows of 9 (3 rounds in 24 blocks), int8 30001 of 13, bool 25001 of 11
-    and int16 30001 of 21 (4 rounds, the last in 48 blocks) take the run; on it, those whose
-    clusters give a thread up to 2 rounds of the cluster kernel's loads (int8 5001 rows of
-    16), or 3 in a quarter of the SMs (int16 20001 of 32, 64 blocks), while int8 20001 of 16
-    (32 blocks) take the run; of the other types, those whose clusters give a thread up to 2
-    rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001 of 31) or fill half the
-    SMs, 8-byte ones only where they fill under half the SMs in up to 2 rounds of up to 7
-    rows a thread (fp64 7001 rows of 15; not 8001 of 13, int64 10001 of 9) and the run
-    would not read them in one round of 8 loads a thread (not fp64 8001 rows of 31, 128
-    cluster blocks: the run's 122 blocks of 4 loads; nor fp64 16625 rows of 17, 72: 138
-    blocks of 4, as the stride of 69 blocks of 8 falls 8 vectors short of the span, which
-    16624 rows take), while fp32 30001 rows of 17, fp16 30001 of 9 and fp32 20001 of 32 an
-    element in (up to 4 rounds in 40, 24 and 64 blocks) stay in the run; asserted on sm_90
-    with 132 SMs, as the clusters' capacity decides. A block per round of 4 loads a thread,
-    or of 2 where blocks of 4 would fill under a quarter of the SMs (int8 20001 rows of 16:
-    40 blocks, not 20; int16 20001 of 8: 40; uint8 30001 of 8: 30; fp16 20001 of 9: 44), or
-    of 8 where blocks of 4 would fill every SM, for 1- to 4-byte elements, in one round a
-    thread where a wave of those blocks (2 or 3 an SM, by their registers) holds it (fp32
-    20001 rows of 32 an element in: 79 blocks, not 157; int8 70001 of 31: 67, not 133), else
-    in two blocks an SM (fp32 100001 rows of 41: 264); for 8-byte elements, in one round
-    for up to 32 columns (fp64 30001 rows of 31: 228 blocks, not 272 of 4 loads), else in
-    two blocks an SM where blocks of 4 would take more than 5 rounds (fp64 89841 rows of
-    31, int64 100001 of 31, fp64 30001 of 63, 50001 of 55; 300001 of 33 in 256 blocks, the
-    held partials' cap; not fp64 89840 rows of 31, just 5 rounds, nor 71873 of 31, 50001 of
-    31 or 20001 of 47); the shortest span, 342 fp32 rows of 3 an element in (255
-    vectors after the head of 3), one block whose last thread starts past the span. Not
-    there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under
-    256 vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit
-    3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte
-    columns on the vector boundary, 65 columns and integers. Past 32 columns, the routing is
-    asserted on sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the
-    last block's warps: 9, 32 and more) of a warp's splits or more a second launch adds the
-    splits, a warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31
-    columns of fewer splits: test_dims' 2x20001x9 fp16 over dim 1)."""
+    clusters: of 1- and 2-byte integers off the boundary, those whose clusters give a thread up to 2
+    rounds of the cluster kernel's loads, or 3 for 1-byte (int8 20001 rows of 9, 17 and 31) or in a
+    quarter of the SMs (int16 20001 rows of 17 and 27, 40 and 56 blocks), while int16 20001 rows of
+    9 (3 rounds in 24 blocks), int8 30001 of 13, bool 25001 of 11 and int16 30001 of 21 (4 rounds,
+    the last in 48 blocks) take the run; on it, those whose clusters give a thread up to 2 rounds of
+    the cluster kernel's loads (int8 5001 rows of 16), or 3 in a quarter of the SMs (int16 20001 of
+    32, 64 blocks), while int8 20001 of 16 (32 blocks) take the run; of the other types, those whose
+    clusters give a thread up to 2 rounds of loads (fp32 5001 rows of 13 and 3001 of 31, bf16 5001
+    of 31) or fill half the SMs, 8-byte ones only where they fill under half the SMs with up to 7
+    rows a thread (fp64 7001 rows of 15; not 8001 of 13, int64 10001 of 9) and the run would not
+    read them in one round of 8 loads a thread (not fp64 8001 rows of 31, 128 cluster blocks: the
+    run's 122 blocks of 4 loads; nor fp64 16625 rows of 17, 72: 138 blocks of 4, as the stride of 69
+    blocks of 8 falls 8 vectors short of the span, which 16624 rows take), while fp32 30001 rows of
+    17, fp16 30001 of 9 and fp32 20001 of 32 an element in (up to 4 rounds in 40, 24 and 64 blocks)
+    stay in the run; asserted on sm_90 with 132 SMs, as the clusters' capacity decides. A block per
+    round of 4 loads a thread, or of 2 where blocks of 4 would fill under a quarter of the SMs (int8
+    20001 rows of 16: 40 blocks, not 20; int16 20001 of 8: 40; uint8 30001 of 8: 30; fp16 20001 of
+    9: 44), or of 8 where blocks of 4 would fill every SM, for 1- to 4-byte elements, in one round a
+    thread where a wave of those blocks (2 or 3 an SM, by their registers) holds it (fp32 20001 rows
+    of 32 an element in: 79 blocks, not 157; int8 70001 of 31: 67, not 133), else in two blocks an
+    SM (fp32 100001 rows of 41: 264); for 8-byte elements, in one round for up to 32 columns (fp64
+    30001 rows of 31: 228 blocks, not 272 of 4 loads), else in two blocks an SM where blocks of 4
+    would take more than 5 rounds (fp64 89841 rows of 31, int64 100001 of 31, fp64 30001 of 63,
+    50001 of 55; 300001 of 33 in 256 blocks, the held partials' cap; not fp64 89840 rows of 31, just
+    5 rounds, nor 71873 of 31, 50001 of 31 or 20001 of 47); the shortest span, 342 fp32 rows of 3 an
+    element in (255 vectors after the head of 3), one block whose last thread starts past the span.
+    Not there: 32 fp32 columns from a vector boundary (the band kernels' vectors), spans under 256
+    vectors (the row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements
+    a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the vector
+    boundary, 65 columns and integers. Past 32 columns, the routing is asserted on sm_90 with 132
+    SMs, where it was measured; there too, past 8 columns (the last block's warps: 9, 32 and more)
+    of a warp's splits or more a second launch adds the splits, a warp a column, and otherwise (3, 5
+    and 8 columns) the last block does (9-31 columns of fewer splits: test_dims' 2x20001x9 fp16 over
+    dim 1)."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")

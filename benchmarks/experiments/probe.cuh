@@ -1,10 +1,11 @@
 // What the standalone probes in this folder share (read_patterns.cu,
 // row_read_patterns.cu, large_read_patterns.cu, finish_latency.cu,
-// finish_timeline.cu): the error check, sum_v7's streaming 16-byte load
-// (loads.cuh: L1 bypassed, L2's default fill), the random fill of
-// read_patterns.cu and row_read_patterns.cu, and for large_read_patterns.cu,
-// finish_timeline.cu and row_read_patterns.cu the graph timing (the first
-// two also a thread's share of a chunk of such loads).
+// finish_timeline.cu, mid_read_patterns.cu): the error check, sum_v7's
+// streaming 16-byte load (loads.cuh: L1 bypassed, L2's default fill), the
+// random fill of read_patterns.cu and row_read_patterns.cu, and for
+// large_read_patterns.cu, finish_timeline.cu, row_read_patterns.cu and
+// mid_read_patterns.cu the graph timing (the first two also a thread's share
+// of a chunk of such loads).
 #pragma once
 
 #include <cuda_runtime.h>

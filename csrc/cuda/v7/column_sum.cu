@@ -99,6 +99,9 @@ constexpr int64_t kMaxClusterRowsPerThread = 4 * kUnroll;
 // A column a thread's rows per split, at least, where it splits through L2
 // (launch_band_kernels).
 constexpr int64_t kColumnAThreadL2RowsPerThread = 4 * kMinRowsPerThread;
+// The most rows per split a thread of a few 8-byte clusters reads, where the
+// interleaved run would read their columns (clusters_take_interleaved_columns).
+constexpr int64_t kMaxEightByteClusterRowsPerThread = 7;
 // The last block of a band reads the band's splits x band width partials,
 // each thread this many at most.
 constexpr int64_t kMaxPartialsPerThread = 32;
@@ -1390,11 +1393,11 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 //
 // 8-byte columns, which alone fill half of an H200's SMs there (from 17
 // columns, 9 bands of 16-byte spans): where the clusters would fill under
-// half the SMs in at most 2 rounds, giving a thread up to 7 rows, and the
-// run (`run_in_one_long_round`, which the launcher asks of 8-byte columns
-// alone) would not read them in one round of 8 loads a thread. That round
-// won at every round count
-// (session 87, call 2), clusters -> run: fp64 10001x31 (2 rounds) 4.62 ->
+// half the SMs, giving a thread 7 rows or fewer (so one round of its 8
+// loads), and the run (`run_in_one_long_round`, which the launcher asks of
+// 8-byte columns alone) would not read them in one round of 8 loads a
+// thread. That round won at every round count (session 87, call 2),
+// clusters -> run: fp64 10001x31 (2 rounds) 4.62 ->
 // 4.37 (Inductor 4.48), 20001x31 (3) 6.00 -> 5.41 (4.93), 24001x31 (3) 6.95
 // -> 5.87 (5.13), int64 20001x31 (3) 5.92 -> 5.34 (4.58); so did the run in
 // half the SMs' clusters or more, once its finish read its partials in
@@ -1414,17 +1417,16 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, bool run_in_one_long_round,
                                        int sm_count) {
-  const int64_t rounds = cluster_rounds<InT>(bands, rows);
   const int64_t blocks = bands.count * kColumnClusterBlocks;
   if constexpr (sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>)) {
+    const int64_t rounds = cluster_rounds<InT>(bands, rows);
     return rounds <= 2 || (rounds == 3 && (sizeof(InT) == 1 || 4 * blocks >= sm_count));
   } else if constexpr (sizeof(InT) == 8) {
-    constexpr int64_t kMaxRowsAThread = 7;
     const int64_t rows_a_thread = ceil_div(rows, kColumnClusterBlocks * int64_t(bands.row_lanes));
-    return !run_in_one_long_round && 2 * blocks < sm_count && rounds <= 2 &&
-           rows_a_thread <= kMaxRowsAThread;
+    return !run_in_one_long_round && 2 * blocks < sm_count &&
+           rows_a_thread <= kMaxEightByteClusterRowsPerThread;
   } else {
-    return rounds <= 2 || 2 * blocks >= sm_count;
+    return cluster_rounds<InT>(bands, rows) <= 2 || 2 * blocks >= sm_count;
   }
 }
 

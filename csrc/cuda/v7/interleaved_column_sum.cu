@@ -754,12 +754,13 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
     // 106.11 -> 104.04 (116.26) (call 4); in 132-134, a split an SM, the run
     // lost, 1000001x63 (115) 119.21 -> 121.61 (call 4; 121.18 -> 124.15 in
     // call 3), 500001x64 an element in (59) 64.27 -> 64.61 (call 3), and
-    // 300001x63 (34.5) tied, 39.85 -> 39.57 (call 4) and 40.09 -> 40.07
+    // 300001x63 (34.4) tied, 39.85 -> 39.57 (call 4) and 40.09 -> 40.07
     // (call 3). The bound at 40 rounds (session 90, call 1) won from 20 to
     // 40 in 132-148 splits: 200001x63 (23.0) 28.94 -> 27.89 (29.92),
     // 250001x63 (28.7) 34.75 -> 33.85 (35.96), 300001x63 (34.4) 40.56 ->
     // 40.09, 340001x63 (39.0) 45.35 -> 44.60, 250001x64 an element in (29.6)
-    // 34.89 -> 34.56, 400001x57 (37.6) 48.24 -> 46.89 (51.92).
+    // 34.89 -> 34.56, 400001x57 (37.6) 48.24 -> 46.89 (51.92); 41-58
+    // rounds are not timed against the bands.
     const bool one_span_run_wins =
         spans == 1 && (8 * splits >= 9 * int64_t(context.sm_count) ||
                        span_vectors(problem) <= 40 * splits * kThreads * loads);
