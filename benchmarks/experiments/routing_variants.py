@@ -1263,6 +1263,20 @@ WIDE_ROUNDS_BOUND_CASES = [
     element_in((500001, 64), torch.float64),
     whole((1000001, 63), torch.float64),
 ]
+# Session 90's mid-run-round-loads-switch.patch: f and s, 8-byte runs of up to
+# 32 columns in rounds of 5 or 6 loads where that takes fewer rounds than 4.
+MID_RUN_ROUND_LOAD_CASES = [
+    whole((50001, 31), torch.float64),
+    whole((60001, 31), torch.float64),
+    whole((71873, 31), torch.float64),
+    whole((85001, 31), torch.float64),
+    whole((60001, 31), torch.int64),
+    whole((80001, 31), torch.int64),
+    whole((4, 10001, 31), torch.float64, (1,)),
+    whole((40001, 31), torch.float64),
+    whole((89841, 31), torch.float64),
+    whole((16625, 17), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1333,6 +1347,7 @@ CASE_SETS = {
     "eight_byte_mid_runs": EIGHT_BYTE_MID_RUN_CASES,
     "wide_and_mid_runs": WIDE_AND_MID_RUN_CASES,
     "wide_rounds_bound": WIDE_ROUNDS_BOUND_CASES,
+    "mid_run_round_loads": MID_RUN_ROUND_LOAD_CASES,
     "wide_many_splits": WIDE_MANY_SPLIT_CASES,
     "eight_byte_few_clusters": EIGHT_BYTE_FEW_CLUSTER_CASES,
     "eight_byte_cluster_rows": EIGHT_BYTE_CLUSTER_ROW_CASES,
