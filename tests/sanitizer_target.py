@@ -281,6 +281,12 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "30001x31 float64, 1 element in": shaped_ending_at_allocation_end(
             (30001, 31), torch.float64, 1
         ),
+        # Rounds of 5 loads (3, where 4 loads would take 4) in 272 blocks, the held
+        # partials' cap on a 132-SM GPU, the last round partial, to the allocation's
+        # last element.
+        "60001x31 float64, 1 element in": shaped_ending_at_allocation_end(
+            (60001, 31), torch.float64, 1
+        ),
         # Past 5 rounds of 4 loads, half a wave of 8-load blocks (264 on a 132-SM GPU)
         # in pipelined rounds, the last of them partial, to the allocation's last element.
         "100001x31 float64, 1 element in": shaped_ending_at_allocation_end(

@@ -53,6 +53,10 @@ constexpr int kFewBlocksLoads = 2;
 // where kLoads would take more than 5 rounds (run_shape), in blocks of up to
 // twice kRegisters.
 constexpr int kLongRunLoads = 8;
+// A thread's loads a round for 8-byte elements of up to 32 columns where
+// blocks of kLoads fill every SM in up to 5 rounds, and rounds of these take
+// fewer (run_shape).
+constexpr int kMidRunLoads = 5;
 
 // The registers a thread of interleaved_column_kernel's launch bounds: the
 // loads in flight of kLongRunLoads take twice kLoads'.
@@ -610,6 +614,16 @@ struct RunShape {
 // block's kThreads * kLongRunLoads vectors would take a second round, and
 // keeps kLoads. Spans past a wave of kLongRunLoads' blocks (a block each) keep
 // kLoads, so that a grid of one split a span takes as few waves.
+// 8-byte spans of up to 32 columns left to kLoads (2-5 rounds) take rounds of
+// kMidRunLoads in the same splits where that takes fewer rounds: the last
+// round of 4 is then mostly the surplus loads that reload the round's first
+// vector. H200, graph, us, kLoads -> kMidRunLoads (benchmarks/NOTES.md,
+// session 90, call 3, two runs): fp64 60001x31 (4 -> 3 rounds) 7.71 -> 7.49
+// (Inductor 7.30), int64 60001x31 7.70 -> 7.56, fp64 4x10001x31 dim=1 (3 ->
+// 2) 6.37 -> 6.10 (5.96), 40001x31 (3 -> 2) 6.39 -> 6.29, int64 80001x31 (5
+// -> 4) 8.84 -> 8.71-8.78, fp64 85001x31 (5 -> 4) 8.92-8.96 -> 8.90. Rounds
+// of 6 lost on most (60001x31 8.00-8.04; 85001x31 9.23-9.26): 3 rounds of 6
+// make 18 loads where 14 read the span, 3 of 5 make 15.
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    const LaunchContext& context) {
@@ -637,6 +651,17 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
     const bool many_rounds = !reads_in_one_round(problem, shape.splits, 5 * kLoads);
     if ((!eight_byte || many_rounds) && spans <= half_wave) {
       return shape_of(kLongRunLoads, half_wave);
+    }
+    // Rounds counted in the splits' threads, as measured: where the stride
+    // (a multiple of the columns' period) falls short of them, a last round
+    // of a few vectors does not count (fp64 71873x31: 4 rounds of 4 loads
+    // and 15 vectors).
+    const auto rounds_of = [&](int loads) {
+      return ceil_div(span_vectors(problem), shape.splits * kThreads * loads);
+    };
+    if (eight_byte && problem.inner_outputs <= kWarpSize &&
+        rounds_of(kMidRunLoads) < rounds_of(kLoads)) {
+      return RunShape{kMidRunLoads, shape.splits};
     }
   }
   return shape;
@@ -805,6 +830,10 @@ void launch_interleaved_column_sum(const ColumnProblem<InT, OutT>& problem,
   auto kernel = run_kernel<InT, OutT, kLoads>(by_element);
   if (loads == kFewBlocksLoads) kernel = run_kernel<InT, OutT, kFewBlocksLoads>(by_element);
   if (loads == kLongRunLoads) kernel = run_kernel<InT, OutT, kLongRunLoads>(by_element);
+  // Built for the 8-byte types alone, the only ones run_shape gives them.
+  if constexpr (sizeof(InT) == 8) {
+    if (loads == kMidRunLoads) kernel = run_kernel<InT, OutT, kMidRunLoads>(by_element);
+  }
   const int64_t stride = run_stride(problem, splits);
   kernel<<<grid, kThreads, 0, context.stream>>>(stride, finish.partials, finish.counter,
                                                 interleaved_spans(problem),
