@@ -1277,6 +1277,21 @@ MID_RUN_ROUND_LOAD_CASES = [
     whole((89841, 31), torch.float64),
     whole((16625, 17), torch.float64),
 ]
+# Session 90's wide-mid-run-loads-switch.patch: w, rounds of 5 loads for the
+# wide fp64 runs of 33-64 columns too.
+WIDE_MID_RUN_LOAD_CASES = [
+    whole((50001, 33), torch.float64),
+    whole((25001, 41), torch.float64),
+    whole((50001, 41), torch.float64),
+    whole((25001, 47), torch.float64),
+    whole((20001, 55), torch.float64),
+    whole((25001, 55), torch.float64),
+    whole((10001, 63), torch.float64),
+    whole((15001, 63), torch.float64),
+    whole((20001, 63), torch.float64),
+    whole((20001, 47), torch.float64),
+    whole((30001, 63), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1348,6 +1363,7 @@ CASE_SETS = {
     "wide_and_mid_runs": WIDE_AND_MID_RUN_CASES,
     "wide_rounds_bound": WIDE_ROUNDS_BOUND_CASES,
     "mid_run_round_loads": MID_RUN_ROUND_LOAD_CASES,
+    "wide_mid_run_loads": WIDE_MID_RUN_LOAD_CASES,
     "wide_many_splits": WIDE_MANY_SPLIT_CASES,
     "eight_byte_few_clusters": EIGHT_BYTE_FEW_CLUSTER_CASES,
     "eight_byte_cluster_rows": EIGHT_BYTE_CLUSTER_ROW_CASES,
