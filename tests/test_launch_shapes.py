@@ -1222,6 +1222,9 @@ def interleaved_round_loads(name):
         ((60001, 31), torch.float64, 0, True),
         ((60001, 31), torch.int64, 0, True),
         ((40001, 31), torch.float64, 0, True),
+        ((25001, 41), torch.float64, 0, True),
+        ((20001, 55), torch.float64, 0, True),
+        ((10001, 63), torch.float64, 0, True),
         ((89840, 31), torch.float64, 0, True),
         ((89841, 31), torch.float64, 0, True),
         ((100001, 31), torch.int64, 0, True),
@@ -1273,18 +1276,18 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     30001 rows of 31: 228 blocks, not 272 of 4 loads), else in two blocks an SM where blocks of 4
     would take more than 5 rounds (fp64 89841 rows of 31, int64 100001 of 31, fp64 30001 of 63,
     50001 of 55; 300001 of 33 in 256 blocks, the held partials' cap; not fp64 89840 rows of 31, just
-    5 rounds, nor 71873 of 31, 50001 of 31 or 20001 of 47), else, up to 32 columns, of 5 loads where
-    those blocks' threads take fewer rounds of 5 than of 4 (fp64 89840 rows of 31, 40001 and 60001,
-    int64 60001; not fp64 71873 nor 50001); the shortest span, 342 fp32 rows of 3 an element in (255
-    vectors after the head of 3), one block whose last thread starts past the span. Not there: 32
-    fp32 columns from a vector boundary (the band kernels' vectors), spans under 256 vectors (the
-    row class for 2 or 3 columns), and past 32 columns short sums (16-bit 3.7 elements a thread at
-    15001 rows of 33, fp32 1.2 at 5001, fp64 1.7 at 7001), 8-byte columns on the vector boundary, 65
-    columns and integers. Past 32 columns, the routing is asserted on sm_90 with 132 SMs, where it
-    was measured; there too, past 8 columns (the last block's warps: 9, 32 and more) of a warp's
-    splits or more a second launch adds the splits, a warp a column, and otherwise (3, 5 and 8
-    columns) the last block does (9-31 columns of fewer splits: test_dims' 2x20001x9 fp16 over dim
-    1)."""
+    5 rounds, nor 71873 of 31, 50001 of 31 or 20001 of 47), else of 5 loads where those blocks'
+    threads take fewer rounds of 5 than of 4 (fp64 89840 rows of 31, 40001 and 60001, int64 60001,
+    fp64 25001 of 41, 20001 of 55, 10001 of 63; not fp64 71873 of 31, 50001 of 31 nor 20001 of 47);
+    the shortest span, 342 fp32 rows of 3 an element in (255 vectors after the head of 3), one block
+    whose last thread starts past the span. Not there: 32 fp32 columns from a vector boundary (the
+    band kernels' vectors), spans under 256 vectors (the row class for 2 or 3 columns), and past 32
+    columns short sums (16-bit 3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7
+    at 7001), 8-byte columns on the vector boundary, 65 columns and integers. Past 32 columns, the
+    routing is asserted on sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the
+    last block's warps: 9, 32 and more) of a warp's splits or more a second launch adds the splits,
+    a warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31 columns of fewer
+    splits: test_dims' 2x20001x9 fp16 over dim 1)."""
     numel = math.prod(shape)
     x = random_tensor(numel + element_offset, dtype, "cuda")[element_offset:].view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "t.json")
@@ -1320,8 +1323,8 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             # columns' period, in vectors) reaching past the span in 8 loads; else 8 in
             # half a wave (264 blocks, as the 8448 held partials allow) where blocks of
             # 4 (4 an SM, as many as the partials allow) would take more than 5 rounds;
-            # else 5 where those blocks' threads take fewer rounds of 5 than of 4, up to
-            # 32 columns; else 4.
+            # else 5 where those blocks' threads take fewer rounds of 5 than of 4; else 4,
+            # both in those blocks.
             period = columns // math.gcd(columns, elements_per_vector(dtype))
 
             def stride(blocks: int) -> int:
@@ -1331,16 +1334,17 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             long_splits = math.ceil(vectors / (256 * 8))
             one_round = columns <= 32 and long_splits <= 264 and stride(long_splits) * 8 >= vectors
             many_rounds = stride(min(splits, 528, held)) * 4 * 5 < vectors
+            four_load_splits = min(splits, 528, held)
             if one_round or many_rounds:
                 splits = min(long_splits, 264, held)
-                assert launched[0][1] == [splits, 1, 1], launched
-            four_load_splits = min(splits, 528, held)
+            else:
+                splits = four_load_splits
+            assert launched[0][1] == [splits, 1, 1], launched
 
             def rounds(loads: int) -> int:
                 return math.ceil(vectors / (four_load_splits * 256 * loads))
 
-            fewer_rounds = columns <= 32 and rounds(5) < rounds(4)
-            loads = 8 if one_round or many_rounds else 5 if fewer_rounds else 4
+            loads = 8 if one_round or many_rounds else 5 if rounds(5) < rounds(4) else 4
             assert interleaved_round_loads(launched[0][0]) == loads, launched
         if columns > 8 and splits >= 32:
             assert len(launched) == 2 and "warp_an_output_kernel" in launched[1][0], launched
@@ -1361,6 +1365,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
         ((384, 2001, 5), torch.float16, 8, [1, 384, 1]),
         ((300, 4001, 3), torch.float32, 4, [1, 300, 1]),
         ((300, 5450, 3), torch.bfloat16, 4, [1, 300, 1]),
+        ((4, 10001, 31), torch.float64, 5, [68, 4, 1]),
     ],
     ids=str,
 )
@@ -1375,7 +1380,9 @@ def test_interleaved_spans_take_eight_loads_within_a_wave(
     blocks holds them (floats, int32 and int16: 396, three an SM; 300 bf16 or int16 spans
     of 1500 vectors, 384 fp16 spans of 1250), and keep 4 loads where they would take more
     rounds (300 fp32 spans of 3000 vectors; 300 bf16 spans of 2043, past a round of 255
-    threads' 8 loads, the threads a multiple of the 3 columns) or more than a wave.
+    threads' 8 loads, the threads a multiple of the 3 columns) or more than a wave. 8-byte
+    spans of 2-5 rounds of 4 loads take 5 where that takes fewer rounds (4 spans of 10001
+    fp64 rows of 31: 68 splits a span, the held partials' cap, 3 rounds of 4, 2 of 5).
     Asserted on sm_90 with 132 SMs; the sums must match torch everywhere."""
     x = random_tensor(math.prod(shape), dtype, "cuda").view(shape)
     launched = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [1]), tmp_path / "t.json")

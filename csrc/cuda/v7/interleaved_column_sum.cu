@@ -53,9 +53,8 @@ constexpr int kFewBlocksLoads = 2;
 // where kLoads would take more than 5 rounds (run_shape), in blocks of up to
 // twice kRegisters.
 constexpr int kLongRunLoads = 8;
-// A thread's loads a round for 8-byte elements of up to 32 columns where
-// blocks of kLoads fill every SM in up to 5 rounds, and rounds of these take
-// fewer (run_shape).
+// A thread's loads a round for 8-byte elements where blocks of kLoads fill
+// every SM in 2-5 rounds, and rounds of these take fewer (run_shape).
 constexpr int kMidRunLoads = 5;
 
 // The registers a thread of interleaved_column_kernel's launch bounds: the
@@ -614,16 +613,20 @@ struct RunShape {
 // block's kThreads * kLongRunLoads vectors would take a second round, and
 // keeps kLoads. Spans past a wave of kLongRunLoads' blocks (a block each) keep
 // kLoads, so that a grid of one split a span takes as few waves.
-// 8-byte spans of up to 32 columns left to kLoads (2-5 rounds) take rounds of
-// kMidRunLoads in the same splits where that takes fewer rounds: the last
-// round of 4 is then mostly the surplus loads that reload the round's first
-// vector. H200, graph, us, kLoads -> kMidRunLoads (benchmarks/NOTES.md,
-// session 90, call 3, two runs): fp64 60001x31 (4 -> 3 rounds) 7.71 -> 7.49
-// (Inductor 7.30), int64 60001x31 7.70 -> 7.56, fp64 4x10001x31 dim=1 (3 ->
-// 2) 6.37 -> 6.10 (5.96), 40001x31 (3 -> 2) 6.39 -> 6.29, int64 80001x31 (5
-// -> 4) 8.84 -> 8.71-8.78, fp64 85001x31 (5 -> 4) 8.92-8.96 -> 8.90. Rounds
-// of 6 lost on most (60001x31 8.00-8.04; 85001x31 9.23-9.26): 3 rounds of 6
-// make 18 loads where 14 read the span, 3 of 5 make 15.
+// 8-byte spans left to kLoads in 2-5 rounds take rounds of kMidRunLoads in
+// the same splits where that takes fewer rounds: one memory latency fewer,
+// in as many loads a thread or fewer (up to 5 rounds of 4). H200, graph, us,
+// kLoads -> kMidRunLoads (benchmarks/NOTES.md, session 90, calls 3-4, two
+// runs each): fp64 60001x31 (4 -> 3 rounds) 7.71 -> 7.49 (Inductor 7.30),
+// int64 60001x31 7.70 -> 7.56, fp64 4x10001x31 dim=1 (3 -> 2) 6.37 -> 6.10
+// (5.96), 40001x31 (3 -> 2) 6.39 -> 6.29, int64 80001x31 (5 -> 4) 8.84 ->
+// 8.71-8.78, fp64 85001x31 (5 -> 4) 8.92-8.96 -> 8.90; past 32 columns, fp64
+// 50001x33 (4 -> 3) 6.65 -> 6.44 (6.88), 25001x41 (3 -> 2) 5.43 -> 5.06,
+// 25001x47 (4 -> 3) 6.04 -> 5.73 (6.01), 20001x55 (4 -> 3) 5.90 -> 5.53
+// (5.80), 25001x55 (5 -> 4) 6.63 -> 6.32 (6.27), 10001x63 (3 -> 2) 4.88 ->
+// 4.50 (4.93), 20001x63 (5 -> 4) 6.41 -> 6.11 (6.06). Rounds of 6 lost on
+// most (60001x31 8.00-8.04; 85001x31 9.23-9.26): 3 rounds of 6 make 18
+// loads where 14 read the span, 3 of 5 make 15.
 template <typename InT, typename OutT>
 RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_capacity,
                    const LaunchContext& context) {
@@ -659,8 +662,7 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
     const auto rounds_of = [&](int loads) {
       return ceil_div(span_vectors(problem), shape.splits * kThreads * loads);
     };
-    if (eight_byte && problem.inner_outputs <= kWarpSize &&
-        rounds_of(kMidRunLoads) < rounds_of(kLoads)) {
+    if (eight_byte && !many_rounds && rounds_of(kMidRunLoads) < rounds_of(kLoads)) {
       return RunShape{kMidRunLoads, shape.splits};
     }
   }
