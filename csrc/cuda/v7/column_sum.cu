@@ -1395,25 +1395,24 @@ int64_t cluster_rounds(const Bands& bands, int64_t rows) {
 // columns, 9 bands of 16-byte spans): where the clusters would fill under
 // half the SMs, giving a thread 7 rows or fewer (so one round of its 8
 // loads), and the run (`run_in_one_long_round`, which the launcher asks of
-// 8-byte columns alone) would not read them in one round of 8 loads a
-// thread. That round won at every round count (session 87, call 2),
-// clusters -> run: fp64 10001x31 (2 rounds) 4.62 ->
-// 4.37 (Inductor 4.48), 20001x31 (3) 6.00 -> 5.41 (4.93), 24001x31 (3) 6.95
-// -> 5.87 (5.13), int64 20001x31 (3) 5.92 -> 5.34 (4.58); so did the run in
-// half the SMs' clusters or more, once its finish read its partials in
-// flight (session 88): fp64 16625x17 (72 cluster blocks; the run's 138 of 4
-// loads) 4.94 -> 3.78 (4.37), 8001x31 (128) 4.41 -> 3.71 (4.75), 4x10001x31
-// dim=1 (256) 7.11 -> 6.24 (5.92), int64 16625x17 4.78 -> 3.77 (3.88),
-// 8001x31 4.28 -> 3.74 (4.27) (H200, dim=0 unless said, us;
-// benchmarks/NOTES.md, session 89, calls 1-2). In fewer clusters, against
+// 8-byte columns alone) would not read them in one round of 8 loads a thread.
+// That round won at every round count (session 87, call 2), clusters -> run:
+// fp64 10001x31 (2 rounds) 4.62 -> 4.37 (Inductor 4.48), 20001x31 (3) 6.00 ->
+// 5.41 (4.93), 24001x31 (3) 6.95 -> 5.87 (5.13), int64 20001x31 (3) 5.92 ->
+// 5.34 (4.58); so did the run in half the SMs' clusters or more, once its
+// finish read its partials in flight (session 88): fp64 16625x17 (72 cluster
+// blocks; the run's 138 of 4 loads) 4.94 -> 3.78 (4.37), 8001x31 (128) 4.41
+// -> 3.71 (4.75), 4x10001x31 dim=1 (256) 7.11 -> 6.24 (5.92), int64 16625x17
+// 4.78 -> 3.77 (3.88), 8001x31 4.28 -> 3.74 (4.27) (H200, dim=0 unless said,
+// us; benchmarks/NOTES.md, session 89, calls 1-2). In fewer clusters, against
 // today's run (call 5, clusters -> run), they won at 3-6 rows a thread, fp64
 // 5001x15 2.99 -> 3.19, 3001x15 2.82 -> 3.18, int64 6001x16 an element in
 // 3.08 -> 3.37, and lost at 8-10, fp64 10001x9 3.51 -> 3.18, 8001x13 3.64 ->
 // 3.21, int64 10001x9 3.43 -> 3.11. Bounded at 6 rows a thread (session 90,
-// call 1, clusters -> run), the clusters still won at 7, fp64 6145x15 3.10
-// -> 3.24, 7001x15 3.17 -> 3.27, and lost from 8, 8001x13 3.64 -> 3.23,
-// 10001x9 3.52 -> 3.13, int64 10001x9 3.45 -> 3.10, fp64 12001x5 (12 rows)
-// 3.39 -> 3.30: so the bound is 7.
+// call 1, clusters -> run), the clusters still won at 7, fp64 6145x15 3.10 ->
+// 3.24, 7001x15 3.17 -> 3.27, and lost from 8, 8001x13 3.64 -> 3.23, 10001x9
+// 3.52 -> 3.13, int64 10001x9 3.45 -> 3.10, fp64 12001x5 (12 rows) 3.39 ->
+// 3.30: so the bound is 7.
 template <typename InT>
 bool clusters_take_interleaved_columns(const Bands& bands, int64_t rows, bool run_in_one_long_round,
                                        int sm_count) {
