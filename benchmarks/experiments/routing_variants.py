@@ -1292,6 +1292,26 @@ WIDE_MID_RUN_LOAD_CASES = [
     whole((20001, 47), torch.float64),
     whole((30001, 63), torch.float64),
 ]
+# Session 91's eight-byte-mid-grid-switch.patch: o, the 8-byte mid-size runs
+# of up to 32 columns in min(wave, 512) splits of 4 loads past the held
+# partials' cap; q, in a wave of them; e, rounds of 5 loads for 8-byte runs
+# of 6-8 rounds of 4.
+EIGHT_BYTE_MID_GRID_CASES = [
+    whole((50001, 31), torch.float64),
+    whole((60001, 31), torch.float64),
+    whole((71873, 31), torch.float64),
+    whole((85001, 31), torch.float64),
+    whole((60001, 31), torch.int64),
+    whole((80001, 31), torch.int64),
+    whole((4, 10001, 31), torch.float64, (1,)),
+    whole((40001, 31), torch.float64),
+    whole((89841, 31), torch.float64),
+    whole((100001, 31), torch.float64),
+    whole((100001, 31), torch.int64),
+    whole((30001, 63), torch.float64),
+    whole((40001, 47), torch.float64),
+    whole((16625, 17), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1368,6 +1388,7 @@ CASE_SETS = {
     "eight_byte_few_clusters": EIGHT_BYTE_FEW_CLUSTER_CASES,
     "eight_byte_cluster_rows": EIGHT_BYTE_CLUSTER_ROW_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
+    "eight_byte_mid_grid": EIGHT_BYTE_MID_GRID_CASES,
 }
 
 
