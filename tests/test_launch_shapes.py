@@ -1274,11 +1274,12 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     of 32 an element in: 79 blocks, not 157; int8 70001 of 31: 67, not 133), else in two blocks an
     SM (fp32 100001 rows of 41: 264); for 8-byte elements, in one round for up to 32 columns (fp64
     30001 rows of 31: 228 blocks, not 272 of 4 loads), else in two blocks an SM where blocks of 4
-    would take more than 5 rounds (fp64 89841 rows of 31, int64 100001 of 31, fp64 30001 of 63,
-    50001 of 55; 300001 of 33 in 256 blocks, the held partials' cap; not fp64 89840 rows of 31, just
-    5 rounds, nor 71873 of 31, 50001 of 31 or 20001 of 47), else of 5 loads where those blocks'
-    threads take fewer rounds of 5 than of 4 (fp64 89840 rows of 31, 40001 and 60001, int64 60001,
-    fp64 25001 of 41, 20001 of 55, 10001 of 63; not fp64 71873 of 31, 50001 of 31 nor 20001 of 47);
+    would take more than 5 rounds, counted in their threads (int64 100001 rows of 31, fp64 30001
+    of 63, 50001 of 55; 300001 of 33 in 256 blocks, the held partials' cap; not fp64 89840 or 89841
+    rows of 31, 5 rounds and, by the stride, 15 vectors for 89841, nor 71873 of 31, 50001 of 31 or
+    20001 of 47), else of 5 loads where those blocks' threads take fewer rounds of 5 than of 4 (fp64
+    89840 and 89841 rows of 31, 40001 and 60001, int64 60001, fp64 25001 of 41, 20001 of 55, 10001
+    of 63; not fp64 71873 of 31, 50001 of 31 nor 20001 of 47);
     the shortest span, 342 fp32 rows of 3 an element in (255 vectors after the head of 3), one block
     whose last thread starts past the span. Not there: 32 fp32 columns from a vector boundary (the
     band kernels' vectors), spans under 256 vectors (the row class for 2 or 3 columns), and past 32
@@ -1333,8 +1334,10 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             held = 8448 // columns
             long_splits = math.ceil(vectors / (256 * 8))
             one_round = columns <= 32 and long_splits <= 264 and stride(long_splits) * 8 >= vectors
-            many_rounds = stride(min(splits, 528, held)) * 4 * 5 < vectors
             four_load_splits = min(splits, 528, held)
+            # Rounds counted in the blocks' threads, not the stride: a round of a
+            # few vectors past the stride does not count.
+            many_rounds = math.ceil(vectors / (four_load_splits * 256 * 4)) > 5
             if one_round or many_rounds:
                 splits = min(long_splits, 264, held)
             else:

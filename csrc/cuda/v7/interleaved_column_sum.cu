@@ -620,7 +620,10 @@ struct RunShape {
 // runs each): fp64 60001x31 (4 -> 3 rounds) 7.71 -> 7.49 (Inductor 7.30),
 // int64 60001x31 7.70 -> 7.56, fp64 4x10001x31 dim=1 (3 -> 2) 6.37 -> 6.10
 // (5.96), 40001x31 (3 -> 2) 6.39 -> 6.29, int64 80001x31 (5 -> 4) 8.84 ->
-// 8.71-8.78, fp64 85001x31 (5 -> 4) 8.92-8.96 -> 8.90; past 32 columns, fp64
+// 8.71-8.78, fp64 85001x31 (5 -> 4) 8.92-8.96 -> 8.90, and from half a wave
+// of kLongRunLoads, 89841x31 (5 rounds of 4 in the threads, 5 and 15 vectors
+// by the stride, which had counted them) 9.51 -> 9.06 (9.24; session 91,
+// call 1); past 32 columns, fp64
 // 50001x33 (4 -> 3) 6.65 -> 6.44 (6.88), 25001x41 (3 -> 2) 5.43 -> 5.06,
 // 25001x47 (4 -> 3) 6.04 -> 5.73 (6.01), 20001x55 (4 -> 3) 5.90 -> 5.53
 // (5.80), 25001x55 (5 -> 4) 6.63 -> 6.32 (6.27), 10001x63 (3 -> 2) 4.88 ->
@@ -650,18 +653,17 @@ RunShape run_shape(const ColumnProblem<InT, OutT>& problem, int64_t partials_cap
       return one_round;
     }
     const int64_t half_wave = std::min(wave / 2, long_wave);
-    // More than 5 rounds of kLoads.
-    const bool many_rounds = !reads_in_one_round(problem, shape.splits, 5 * kLoads);
-    if ((!eight_byte || many_rounds) && spans <= half_wave) {
-      return shape_of(kLongRunLoads, half_wave);
-    }
     // Rounds counted in the splits' threads, as measured: where the stride
     // (a multiple of the columns' period) falls short of them, a last round
     // of a few vectors does not count (fp64 71873x31: 4 rounds of 4 loads
-    // and 15 vectors).
+    // and 15 vectors; 89841x31: 5 and 15).
     const auto rounds_of = [&](int loads) {
       return ceil_div(span_vectors(problem), shape.splits * kThreads * loads);
     };
+    const bool many_rounds = rounds_of(kLoads) > 5;
+    if ((!eight_byte || many_rounds) && spans <= half_wave) {
+      return shape_of(kLongRunLoads, half_wave);
+    }
     if (eight_byte && !many_rounds && rounds_of(kMidRunLoads) < rounds_of(kLoads)) {
       return RunShape{kMidRunLoads, shape.splits};
     }
