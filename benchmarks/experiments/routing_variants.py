@@ -1312,6 +1312,35 @@ EIGHT_BYTE_MID_GRID_CASES = [
     whole((40001, 47), torch.float64),
     whole((16625, 17), torch.float64),
 ]
+# Session 91's wider-interleaved-switch.patch: x, the wide run up to 128
+# columns; y, integers too. The mid-size sums of 65-127 columns and the
+# integer ones past 32 that the bands read, long ones where session 70's run
+# lost, and 33-64-column runs for what the 2-thread branch costs A.
+WIDER_INTERLEAVED_CASES = [
+    whole((20001, 66), torch.float32),
+    whole((12001, 67), torch.float32),
+    whole((9001, 100), torch.float32),
+    whole((3001, 66), torch.float32),
+    whole((100001, 67), torch.float32),
+    whole((300001, 66), torch.float32),
+    whole((64, 3001, 66), torch.float32, (1,)),
+    whole((12001, 127), torch.float16),
+    whole((4001, 127), torch.float16),
+    whole((100001, 65), torch.float16),
+    whole((100001, 127), torch.float16),
+    whole((16001, 66), torch.bfloat16),
+    whole((2000, 66), torch.bfloat16),
+    whole((20001, 66), torch.int32),
+    whole((12001, 67), torch.int32),
+    whole((8001, 33), torch.int32),
+    whole((20001, 33), torch.int64),
+    whole((16384, 63), torch.int8),
+    whole((20001, 66), torch.bool),
+    whole((8001, 33), torch.int16),
+    whole((16384, 63), torch.float32),
+    whole((50001, 33), torch.float32),
+    whole((25001, 41), torch.float64),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1389,6 +1418,7 @@ CASE_SETS = {
     "eight_byte_cluster_rows": EIGHT_BYTE_CLUSTER_ROW_CASES,
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
     "eight_byte_mid_grid": EIGHT_BYTE_MID_GRID_CASES,
+    "wider_interleaved": WIDER_INTERLEAVED_CASES,
 }
 
 
