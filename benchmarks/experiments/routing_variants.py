@@ -1341,6 +1341,49 @@ WIDER_INTERLEAVED_CASES = [
     whole((50001, 33), torch.float32),
     whole((25001, 41), torch.float64),
 ]
+# Session 91's wider-interleaved-switch.patch, call 3: where x and y would
+# move sums that call 2 did not time: long sums past 64 columns (session 70's
+# run lost there), 8-byte columns past 64, long and short integer sums,
+# rows on the vector boundary, several spans.
+WIDER_RULE_CASES = [
+    whole((300001, 127), torch.float16),
+    whole((1000001, 100), torch.float16),
+    whole((1000001, 66), torch.bfloat16),
+    whole((1000001, 127), torch.float32),
+    whole((20001, 100), torch.float64),
+    whole((100001, 66), torch.float64),
+    whole((12001, 127), torch.float64),
+    whole((300001, 80), torch.float64),
+    whole((300001, 66), torch.int32),
+    whole((1000001, 33), torch.int32),
+    whole((100001, 100), torch.int32),
+    whole((100001, 41), torch.int64),
+    whole((300001, 66), torch.int64),
+    whole((200001, 63), torch.int8),
+    whole((70001, 100), torch.int8),
+    whole((300001, 127), torch.uint8),
+    whole((100001, 40), torch.int16),
+    whole((50001, 100), torch.int16),
+    whole((100001, 127), torch.bool),
+    whole((20001, 68), torch.float32),
+    whole((300001, 128), torch.float32),
+    whole((20001, 128), torch.float16),
+    whole((300001, 96), torch.float16),
+    whole((100001, 72), torch.bfloat16),
+    whole((20001, 68), torch.int32),
+    whole((20001, 72), torch.int16),
+    whole((16, 3001, 100), torch.bfloat16, (1,)),
+    whole((8, 20001, 66), torch.float16, (1,)),
+    whole((32, 3001, 66), torch.int32, (1,)),
+    whole((20001, 127), torch.bfloat16),
+    whole((30001, 80), torch.float16),
+    whole((5001, 100), torch.float32),
+    whole((8001, 66), torch.float16),
+    whole((12001, 40), torch.int32),
+    whole((8001, 50), torch.int64),
+    whole((30001, 48), torch.int16),
+    whole((40001, 40), torch.int8),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1419,6 +1462,7 @@ CASE_SETS = {
     "narrow_off_boundary_rule": NARROW_OFF_BOUNDARY_RULE_CASES,
     "eight_byte_mid_grid": EIGHT_BYTE_MID_GRID_CASES,
     "wider_interleaved": WIDER_INTERLEAVED_CASES,
+    "wider_rule": WIDER_RULE_CASES,
 }
 
 
