@@ -648,13 +648,12 @@ def test_small_column_sums_take_clusters_of_narrow_bands(
 # 8-9, 5121 10-11, 6001 11-12, 6657 13-14, 7169 14-15, 8193 16-17, 16-bit 16,001
 # 31-32, 20,001 39-40 and 27,649 54-55 (within the second limit's 4 rounds of 16);
 # 8-byte 777 1-2, 3001 5-6, 4097 8-9, 6001 11-12, and 8193 rows in 17 bands of 2
-# lanes 8-9 (past a block an SM, within two and 4 rounds of 8), and 1-byte 20,001
-# rows 39-40. Past the clusters' rows, 16-bit and 1-byte 100,001 rows go through L2
-# in 9 bands of 4 lanes (64 row lanes) of 58 splits (a wave), 26-27 rows a thread:
-# their widest bands, 2 of 32 lanes, leave 31 of 64 lanes idle
-# (test_a_column_a_thread_through_l2_narrows_...);
-# fp32 sums of 33 columns past the clusters' rows take the interleaved run from
-# 2.4 elements a thread of its wave (9,831 rows on 132 SMs; launch_column_sum).
+# lanes 8-9 (past a block an SM, within two and 4 rounds of 8). Past the clusters'
+# rows, 4- and 8-byte sums of 33 columns take the interleaved run from 2.4
+# elements a thread of its wave (9,831 rows on 132 SMs; launch_column_sum), 1- and
+# 2-byte ones from 4.5 (18,432 rows): test_interleaved_columns_read_as_one_run_...;
+# a column a thread through L2 takes such sums with rows apart by more than their
+# columns (test_a_column_a_thread_through_l2_narrows_...).
 COLUMN_A_THREAD_SUMS = [
     (rows, narrower_than_8_bytes, "column_cluster_kernel", [9, 8])
     for narrower_than_8_bytes in (
@@ -674,21 +673,9 @@ COLUMN_A_THREAD_SUMS += [
     for eight_byte in (torch.int64, torch.float64)
     for rows in (777, 3001, 4097, 6001, 8193)
 ]
-# From 20001 rows of 33, 16-bit floats take the interleaved run instead (4.5
-# elements a thread of a wave: test_interleaved_columns_read_as_one_run_of_vectors);
-# 16001 rows, 31-32 a thread, stay here.
-for sixteen_bit in (torch.bfloat16, torch.float16):
+# 16001 rows of 16-bit types, 31-32 a thread, stay here.
+for sixteen_bit in (torch.bfloat16, torch.float16, torch.int16):
     COLUMN_A_THREAD_SUMS += [(16001, sixteen_bit, "column_cluster_kernel", [9, 8])]
-COLUMN_A_THREAD_SUMS += [
-    (20001, torch.int16, "column_cluster_kernel", [9, 8]),
-    (27649, torch.int16, "column_cluster_kernel", [9, 8]),
-]
-COLUMN_A_THREAD_SUMS += [(100001, torch.int16, "column_sum_kernel", [9, 58])]
-for one_byte in (torch.int8, torch.uint8, torch.bool):
-    COLUMN_A_THREAD_SUMS += [
-        (20001, one_byte, "column_cluster_kernel", [9, 8]),
-        (100001, one_byte, "column_sum_kernel", [9, 58]),
-    ]
 
 
 def assert_one_flat_column_a_thread(kernels, kernel, grid):
@@ -721,31 +708,34 @@ def test_a_column_a_thread_adds_only_the_rows_its_last_round_loads(
 # bands (32 lanes) leave a third or more of their lanes idle, or, of 1-byte columns,
 # are 3 or fewer and leave a third of the last band's lanes idle, bands of 4 lanes
 # of a wave's splits; else the widest, 256 splits (the finish's cap) or a wave's.
-# (rows, columns, dtype, grid)
-# int16 for the 2-byte rule where 16-bit floats take the interleaved run (41 and
-# 45 columns of them: test_interleaved_columns_read_as_one_run_of_vectors).
+# (rows, columns, row stride, dtype, grid): rows apart by more than their columns
+# (a slice of wider rows, off the vector boundary), which the interleaved run,
+# whose rows lie back to back, does not read
+# (test_interleaved_columns_read_as_one_run_of_vectors: 33-128 such columns).
 NARROW_L2_BAND_SUMS = [
-    (100001, 41, torch.int16, [11, 48]),  # 23 of 64 lanes idle
-    (100001, 45, torch.int16, [2, 256]),  # 19 of 64
-    (100001, 65, torch.float16, [3, 176]),  # 31 of 96
-    (70001, 41, torch.int8, [11, 48]),
-    (70001, 51, torch.int8, [13, 40]),  # 13 of 64, 2 bands
-    (70001, 65, torch.int8, [17, 31]),  # 3 bands, 31 of the last's 32 lanes idle
-    (70001, 95, torch.int8, [3, 176]),  # 1 of the last's 32
-    (70001, 97, torch.int8, [4, 132]),  # 4 bands
+    (100001, 41, 42, torch.int16, [11, 48]),  # 23 of 64 lanes idle
+    (100001, 45, 46, torch.int16, [2, 256]),  # 19 of 64
+    (100001, 65, 66, torch.float16, [3, 176]),  # 31 of 96
+    (70001, 41, 42, torch.int8, [11, 48]),
+    (70001, 51, 52, torch.int8, [13, 40]),  # 13 of 64, 2 bands
+    (70001, 65, 66, torch.int8, [17, 31]),  # 3 bands, 31 of the last's 32 lanes idle
+    (70001, 95, 97, torch.int8, [3, 176]),  # 1 of the last's 32
+    (70001, 97, 98, torch.int8, [4, 132]),  # 4 bands
+    (100001, 33, 34, torch.int16, [9, 58]),  # 2 of 32 lanes: 31 of 64 idle
+    (100001, 33, 34, torch.uint8, [9, 58]),
 ]
 
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("rows", "columns", "dtype", "grid"),
+    ("rows", "columns", "row_stride", "dtype", "grid"),
     NARROW_L2_BAND_SUMS,
-    ids=[f"{rows}x{columns}-{dtype}" for rows, columns, dtype, _ in NARROW_L2_BAND_SUMS],
+    ids=[f"{rows}x{columns}-{dtype}" for rows, columns, _, dtype, _ in NARROW_L2_BAND_SUMS],
 )
 def test_a_column_a_thread_through_l2_narrows_bands_a_third_idle(
-    rows, columns, dtype, grid, tmp_path, seed
+    rows, columns, row_stride, dtype, grid, tmp_path, seed
 ):
-    x = random_shaped((rows, columns), dtype, "cuda")
+    x = random_shaped((rows, row_stride), dtype, "cuda")[:, :columns]
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
         assert_one_flat_column_a_thread(kernels, "column_sum_kernel", grid)
@@ -1198,8 +1188,22 @@ def interleaved_round_loads(name):
         ((10001, 40), torch.bfloat16, 0, True),
         ((20000, 64), torch.float32, 0, True),
         ((30001, 34), torch.float64, 0, False),
-        ((1000001, 65), torch.float16, 1, False),
-        ((1000001, 33), torch.int32, 0, False),
+        ((1000001, 65), torch.float16, 1, True),
+        ((1000001, 33), torch.int32, 0, True),
+        ((20001, 66), torch.float32, 0, True),
+        ((12001, 127), torch.float16, 0, True),
+        ((20001, 68), torch.float32, 0, True),
+        ((12001, 67), torch.int32, 0, True),
+        ((100001, 41), torch.int64, 0, True),
+        ((200001, 63), torch.int8, 0, True),
+        ((100001, 127), torch.bool, 0, True),
+        ((20001, 33), torch.int16, 0, True),
+        ((20001, 33), torch.int8, 0, True),
+        ((100001, 33), torch.uint8, 0, True),
+        ((12001, 127), torch.float64, 0, False),
+        ((300001, 128), torch.float32, 0, False),
+        ((100001, 100), torch.int32, 0, False),
+        ((3001, 66), torch.float32, 0, False),
         ((1000001, 5), torch.float16, 0, True),
         ((200001, 9), torch.float16, 0, True),
         ((5001, 13), torch.float32, 0, False),
@@ -1237,19 +1241,25 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
 ):
     """Rows of a few columns back to back, off the vector boundaries (or of 1- and 2-byte
     integers), read as one run of 16-byte vectors (interleaved_column_sum.cu): 3, 5 and 9
-    columns, and 32 from a span an element in. Past 32 columns, up to 64 float columns where
-    a wave's threads (135k on a 132-SM GPU) have enough elements each: 2.4 for 4- and 8-byte
-    columns off the vector boundary (2.4 at 10001 rows of 33, 3.5 at 10001 of 47) and rows
-    on it (fp32 2.7 at 10001 rows of 36, not 2.37 at 5001 of 64; bf16 3.0 at 10001 of 40),
-    4.5 for 16-bit columns off it (4.9 at 20001 rows of 33); where the held partials allow
-    3/8 of a wave of blocks (198 of 528; 8448 fp64 partials: 41 columns, not 47, 63 or 64),
+    columns, and 32 from a span an element in. Past 32 columns, up to 128 columns (64 of 8-byte
+    types; not fp64 12001 rows of 127) where a wave's threads (135k on a 132-SM GPU) have enough
+    elements each: 2.4 for 4- and 8-byte columns off the vector boundary (2.4 at 10001 rows of
+    33, 3.5 at 10001 of 47, fp32 9.8 at 20001 of 66, not 1.5 at 3001 of 66) and rows on it
+    (fp32 2.7 at 10001 rows of 36, not 2.37 at 5001 of 64; bf16 3.0 at 10001 of 40), 4.5 for
+    1- and 2-byte columns off it (4.9 at fp16 20001 rows of 33 and int16 20001 of 33); integers
+    too (int32 1000001 rows of 33, 12001 of 67, int64 100001 of 41, int8 200001 of 63, bool
+    100001 of 127); where the held partials allow
+    3/8 of a wave of blocks (198 of 528; 8448 8-byte partials: 41 columns, not 47, 63 or 64;
+    16896 4-byte ones: fp16 1000001x65 an element in, 259 blocks),
     or, in one span, fewer blocks leave 40 rounds of the run's loads a thread or fewer (fp64
     20001x47 2.6 rounds of 4; 8 past 5 rounds of 4: 30001x63 3.4, 50001x63 5.7, 100001x47
     6.4, 100001x63 11.5, 150001x64 17.8, 300001x47 19.2, 300001x63 34.4, 340001x63 39.0,
-    400001x57 37.6; not 360001x63 41.3, 450001x57 42.3) or are 9/8 of the SMs or more (149:
-    fp64 400001x47 in 179 blocks, 400001x56 an element in in 150; not 450001x57 in 148); and
-    33-64 2- and 4-byte columns of one span on the vector boundary (64 fp16, 36 and 64
-    fp32), whose columns a second launch adds, a warp a column; 1- and 2-byte integers up to 32
+    400001x57 37.6; not 360001x63 41.3, 450001x57 42.3; past 64 columns, 20 rounds: bool
+    100001x127 12.0 in 66 blocks; not int32 100001x100 29.1 in 84, fp32 300001x128 35.5 in 132)
+    or are 9/8 of the SMs or more (149: fp64 400001x47 in 179 blocks, 400001x56 an element in in
+    150; not 450001x57 in 148); and 33-128 1- to 4-byte
+    columns of one span on the vector boundary (64 fp16, 36, 64 and 68 fp32), whose columns a
+    second launch adds, a warp a column; 1- and 2-byte integers up to 32
     columns (their threads sum in int32), their rows on the vector boundary too (int8 70001 rows of
     24, int16 50001 of 16). From 4 to 32 columns, not those that a column a thread reads in
     clusters: of 1- and 2-byte integers off the boundary, those whose clusters give a thread up to 2
@@ -1284,7 +1294,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     whose last thread starts past the span. Not there: 32 fp32 columns from a vector boundary (the
     band kernels' vectors), spans under 256 vectors (the row class for 2 or 3 columns), and past 32
     columns short sums (16-bit 3.7 elements a thread at 15001 rows of 33, fp32 1.2 at 5001, fp64 1.7
-    at 7001), 8-byte columns on the vector boundary, 65 columns and integers. Past 32 columns, the
+    at 7001), 8-byte columns on the vector boundary, and 129 columns. Past 32 columns, the
     routing is asserted on sm_90 with 132 SMs, where it was measured; there too, past 8 columns (the
     last block's warps: 9, 32 and more) of a warp's splits or more a second launch adds the splits,
     a warp a column, and otherwise (3, 5 and 8 columns) the last block does (9-31 columns of fewer
@@ -1307,13 +1317,17 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
         # those blocks holds it (2 or 3 an SM, by the registers ptxas gives them), else
         # two blocks an SM.
         vectors = numel // elements_per_vector(dtype)
-        splits = math.ceil(vectors / (256 * 4))
+        # The held partials (8448 8-byte sums, integers' too, or 16896 4-byte ones)
+        # cap the splits: past 64 columns and for integers past 32, under 264.
+        held = (16896 if dtype.is_floating_point and dtype.itemsize < 8 else 8448) // columns
+        splits = min(math.ceil(vectors / (256 * 4)), held)
         if 4 * splits < 132:
             splits = math.ceil(vectors / (256 * 2))
             assert launched[0][1] == [splits, 1, 1], launched
         elif splits >= 132 and dtype.itemsize < 8:
             splits = math.ceil(vectors / (256 * 8))
             grids = {splits} if splits <= 264 else {splits, 264} if splits <= 396 else {264}
+            grids = {min(grid, held) for grid in grids}
             assert interleaved_round_loads(launched[0][0]) == 8, launched
             assert launched[0][1][1:] == [1, 1], launched
             assert launched[0][1][0] in grids, launched
@@ -1331,7 +1345,6 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
             def stride(blocks: int) -> int:
                 return blocks * 256 - blocks * 256 % period
 
-            held = 8448 // columns
             long_splits = math.ceil(vectors / (256 * 8))
             one_round = columns <= 32 and long_splits <= 264 and stride(long_splits) * 8 >= vectors
             four_load_splits = min(splits, 528, held)

@@ -1466,11 +1466,12 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
       interleaves_wide_columns(problem, rows_aligned, finish.partials_capacity, context);
   // Interleaved columns of 4-32 a row may take a column a thread's clusters
   // (below, clusters_take_interleaved_columns off the vector boundary,
-  // aligned_narrow_integers_take_clusters on it); 2 and 3, and 33-64 (whose
-  // rule, interleaves_wide_columns, was timed against the bands alone),
-  // always take the run. 1- and 2-byte integers of 2-3 columns: the row
-  // class took them at 0.4-0.5x the run's speed (benchmarks/NOTES.md,
-  // session 77); of more, on an H200, dim=0, bands -> run, us: int8
+  // aligned_narrow_integers_take_clusters on it); 2 and 3, and 33-128 (whose
+  // rule, interleaves_wide_columns, was timed against the bands, and against
+  // the clusters too past 64 columns and for integers), always take the run.
+  // 1- and 2-byte integers of 2-3 columns: the row class took them at
+  // 0.4-0.5x the run's speed (benchmarks/NOTES.md, session 77); of more, on
+  // an H200, dim=0, bands -> run, us: int8
   // 70001x31 11.90 -> 6.78, 40001x31 10.79 -> 5.75, 200001x31 17.95 ->
   // 9.79, int16 35001x31 7.43 -> 5.57, uint8 100001x9 4.84 -> 4.67.
   const bool may_take_clusters = problem.inner_outputs >= 4 && problem.inner_outputs <= kWarpSize;

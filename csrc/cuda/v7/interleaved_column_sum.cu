@@ -1,14 +1,15 @@
 // sum_v7 over the rows of a few interleaved columns: a column sum whose rows
 // lie back to back (the reduced dim's stride is the row's length C, at most 32:
-// interleaves_columns in problem.h; or long sums of up to 64 columns:
-// interleaves_wide_columns below), so that each outer index's rows are one
-// contiguous span. Up to 32 columns, its rows do not all start on a vector
-// boundary (C is not a multiple of a 16-byte vector's elements, or the span
-// starts off one): the band kernels (column_sum.cu) read such rows a scalar a
-// thread, and the row class, which took 2 and 3 columns, an element a load:
-// 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline (benchmarks/NOTES.md,
-// session 57); or they are 1- and 2-byte integers, on the boundary too. Past
-// 32 columns, one span's rows of 2- or 4-byte types on the boundary too, where
+// interleaves_columns in problem.h; or long sums of up to 128 columns, 64 of
+// 8-byte types: interleaves_wide_columns below), so that each outer index's
+// rows are one contiguous span. Up to 32 columns, its rows do not all start on
+// a vector boundary (C is not a multiple of a 16-byte vector's elements, or
+// the span starts off one): the band kernels (column_sum.cu) read such rows a
+// scalar a thread, and the row class, which took 2 and 3 columns, an element a
+// load: 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline
+// (benchmarks/NOTES.md, session 57); or they are 1- and 2-byte integers, on
+// the boundary too. Past
+// 32 columns, one span's rows of 1- to 4-byte types on the boundary too, where
 // the run beat the band kernels' vectors. Here each span is
 // read as one run of 16-byte vectors by a grid-stride sweep whose stride, in
 // vectors, is a multiple of C's period (C / gcd(C, elements a vector)): element
@@ -63,12 +64,16 @@ constexpr int registers_for(int round_loads) {
   return round_loads == kLongRunLoads ? 2 * kRegisters : kRegisters;
 }
 
-// Threads that add a column's parked positions past 32 columns: all columns at
-// once, where a warp a column would take up to 8 turns a warp.
-constexpr int kWideColumnThreads = kThreads / kMaxWideInterleavedColumns;
+// Threads that add a column's parked positions past 32 columns, all columns
+// at once, where a warp a column would take up to 8 turns a warp: 4 up to
+// kMostColumnsOfFourThreads columns, 2 past them.
+constexpr int kWideColumnThreads = 4;
+constexpr int kMostColumnsOfFourThreads = kThreads / kWideColumnThreads;
+constexpr int kWiderColumnThreads = kThreads / kMaxWideInterleavedColumns;
 // The stores' 32-bit offsets (column * splits) rest on it.
 static_assert(kMaxWideInterleavedColumns < kThreads * 2, "columns * splits fits 32 bits");
-static_assert(kWarpSize % kWideColumnThreads == 0, "a column's threads share a warp");
+static_assert(kWarpSize % kWideColumnThreads == 0 && kWideColumnThreads == 2 * kWiderColumnThreads,
+              "a column's threads share a warp");
 // Partials in flight a lane of a warp that adds an output's splits, up to a
 // wave (528 on 132 SMs): one batch a lane; in the last block's finish and in
 // the second launch (finishes_a_warp_a_column) alike.
@@ -392,16 +397,19 @@ __global__ void __launch_bounds__(kThreads,
     const auto column_start = [&](int column) {
       return column - phase + (column < phase ? columns : 0);
     };
-    if (columns > kWarpSize) {
-      const int column = thread / kWideColumnThreads;
-      const int part = thread % kWideColumnThreads;
+    const auto add_wide_columns = [&](auto column_threads) {
+      constexpr int kColumnThreads = decltype(column_threads)::value;
+      // The fewest columns of kColumnThreads threads: 33 of 4, 65 of 2.
+      constexpr int kFewestColumns = kThreads / (2 * kColumnThreads) + 1;
+      const int column = thread / kColumnThreads;
+      const int part = thread % kColumnThreads;
       ShareT sum = ShareT(0);
       if (column < columns) {
         const int share_first[1] = {column_start(column) + part * columns};
         ShareT share[1];
-        // 4 reads or more for every kVec past 32 columns: 4 in flight.
-        strided_sums<kVec, kByElement, most_reads<kVec>(kWideColumnThreads * (kWarpSize + 1))>(
-            positions, share_first, kWideColumnThreads * columns, share);
+        // A thread's positions lie kColumnThreads * C apart: 4 in flight.
+        strided_sums<kVec, kByElement, most_reads<kVec>(kColumnThreads * kFewestColumns)>(
+            positions, share_first, kColumnThreads * columns, share);
         sum = share[0];
         if (takes_edges && part == 0) {
 #pragma unroll
@@ -412,8 +420,13 @@ __global__ void __launch_bounds__(kThreads,
           }
         }
       }
-      sum = warp_sum<kWideColumnThreads>(sum);
+      sum = warp_sum<kColumnThreads>(sum);
       if (part == 0 && column < columns) store(column, static_cast<AccT>(sum));
+    };
+    if (columns > kMostColumnsOfFourThreads) {
+      add_wide_columns(std::integral_constant<int, kWiderColumnThreads>{});
+    } else if (columns > kWarpSize) {
+      add_wide_columns(std::integral_constant<int, kWideColumnThreads>{});
     } else {
       const int warp = thread / kWarpSize;
       const int lane = thread % kWarpSize;
@@ -704,13 +717,14 @@ bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_
   return loads == kLongRunLoads && reads_in_one_round(problem, splits, loads);
 }
 
-// 33-64 columns of a floating type, where the wave's threads would have 2.4
-// elements or more each (where the splits finish in a second launch that starts
-// early: 4- and 8-byte columns off the vector boundary, and rows on it) or 4.5
-// (the rest: 16-bit columns off the boundary, or no early launch), and the held
-// partials allow 3/8 of a wave of blocks or more (capacity / columns splits in
-// all: up to 42 8-byte columns, all 64 of the others) or, in one span, fewer
-// blocks leave 40 rounds of loads a thread or fewer or are 9/8 of the SMs
+// 33-128 columns (33-64 of 8-byte types), where the wave's threads would have
+// 2.4 elements or more each (where the splits finish in a second launch that
+// starts early: 4- and 8-byte columns off the vector boundary, and rows on it)
+// or 4.5 (the rest: 1- and 2-byte columns off the boundary, or no early
+// launch), and the held partials allow 3/8 of a wave of blocks or more
+// (capacity / columns splits in all: up to 42 columns of 8-byte sums, 85 of
+// 4-byte ones) or, in one span, fewer blocks leave 40 rounds of loads a
+// thread or fewer (20 past 64 columns) or are 9/8 of the SMs
 // or more (below); rows on the vector boundary as well, of 2- and 4-byte
 // types in one span. On an H200, dim=0, bands -> interleaved, us: with the
 // finish a warp a column in a plain second launch (benchmarks/NOTES.md,
@@ -736,66 +750,82 @@ bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_
 // (aligned-interleaved-switch.patch): fp16 30001x64 6.61 -> 5.51, 1000001x64
 // 46.19 -> 35.32, bf16 1000001x40 40.73 -> 23.44, fp32 50001x36 6.66 -> 6.07,
 // 300001x64 22.39 -> 22.31, but fp64 30001x34 6.72 -> 7.01 and bf16 16x3001x64
-// dim=1 (16 spans) 4.93 -> 6.24. Left to the bands in session 70: 65+ columns
-// (fp32 300001x66 25.57 -> 26.40, fp16 300001x127 31.17 -> 37.97, though bf16
-// 300001x65 gained, 23.32 -> 18.21); int32, whose sums are int64 (300001x66
-// 27.26 -> 34.32); int64, not timed.
+// dim=1 (16 spans) 4.93 -> 6.24. Left to the bands in session 70 (with the
+// last block's finish of then, a thread a column): 65+ columns and integers.
+// With today's finish (session 91, calls 2-3; bands or clusters -> run):
+// fp32 20001x66 6.11 -> 4.41 (Inductor 4.72), 12001x67 4.79 -> 3.86, 9001x100
+// 4.80 -> 4.13, 300001x66 26.28 -> 21.41, 64x3001x66 dim=1 19.08 -> 15.51,
+// fp16 12001x127 5.27 -> 4.29 (4.39), 300001x127 (17.5 rounds of 8 in 133
+// splits) 31.18 -> 25.74, 1000001x100 84.32 -> 52.02, bf16 1000001x66 62.41
+// -> 33.07, 20001x127 9.25 -> 5.43 (5.26), rows on the boundary fp32 20001x68
+// 5.43 -> 4.46, bf16 100001x72 9.15 -> 6.79, but fp32 300001x128 (35.5
+// rounds in 132) 37.80 -> 39.64; integers, int32 1000001x33 48.23 -> 32.80,
+// 20001x66 6.38 -> 5.10 (4.95), 12001x40 4.77 -> 3.51, int64 100001x41 14.53
+// -> 11.03, 20001x33 6.06 -> 4.73, int16 30001x48 7.04 -> 4.12, 100001x40
+// 9.43 -> 6.19, int8 200001x63 15.12 -> 8.35, 40001x40 7.21 -> 4.05, 70001x100
+// (84 splits, 4.4 rounds of 4) 11.37 -> 7.59, bool 100001x127 (66, 12)
+// 13.64 -> 11.94, but int32 100001x100 (84, 29) 14.48 -> 21.74, 300001x66
+// (128, 38) 27.12 -> 28.75, uint8 300001x127 (66, 35) 28.81 -> 31.00.
 template <typename InT, typename OutT>
 bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows_aligned,
                               int64_t partials_capacity, const LaunchContext& context) {
-  if constexpr (std::is_integral_v<InT>) {
+  const int64_t spans = problem.outer.numel();
+  const int64_t columns = problem.inner_outputs;
+  // 8-byte columns past 64 lost (fp64 12001x127: 66 splits, the held
+  // partials' cap; clusters -> run 8.34 -> 10.14 us; session 91, call 3).
+  const int64_t most_columns =
+      sizeof(InT) == 8 ? kMostColumnsOfFourThreads : kMaxWideInterleavedColumns;
+  if (columns <= kWarpSize ||
+      !interleaved_shape(sizeof(InT), std::is_integral_v<InT>, columns, problem.reduced, spans,
+                         most_columns) ||
+      (rows_aligned && (sizeof(InT) == 8 || spans > 1))) {
     return false;
-  } else {
-    const int64_t spans = problem.outer.numel();
-    const int64_t columns = problem.inner_outputs;
-    if (columns <= kWarpSize ||
-        !interleaved_shape(sizeof(InT), false, columns, problem.reduced, spans,
-                           kMaxWideInterleavedColumns) ||
-        (rows_aligned && (sizeof(InT) == 8 || spans > 1))) {
-      return false;
-    }
-    // The bounds below were measured in kLoads' waves.
-    const int64_t wave = run_wave<InT, OutT, kLoads>(context);
-    const int64_t elements = spans * span_elements(problem);
-    const auto [loads, splits] = run_shape(problem, partials_capacity, context);
-    // 2.4 was measured with the finish a warp a column started early.
-    const bool finishes_early =
-        finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
-        starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
-    const int64_t tenths_a_thread = finishes_early && (sizeof(InT) >= 4 || rows_aligned) ? 24 : 45;
-    // Under 3/8 of a wave of splits (8-byte columns past 42), in one span:
-    // where those splits leave 40 rounds of the run's loads a thread or
-    // fewer, or are 9/8 of the SMs or more (43-56 8-byte columns). First 10
-    // rounds of kLoads: fp64, bands -> run, 20001x47 (2.6 rounds) 7.78 ->
-    // 6.37 us, 50001x55 (8.8) 11.32 -> 10.66, 30001x63 (6.9) 13.19 -> 8.79;
-    // but 50001x63 (11.5) 12.03 -> 12.26, 100001x63 (23.0) 17.94 -> 19.68,
-    // 300001x47 (38.5) 33.66 -> 34.52 (H200, benchmarks/NOTES.md, session 74,
-    // call 5; confirmed in session 75, call 1). Since 8-byte runs past 5
-    // rounds of kLoads take kLongRunLoads, pipelined (session 88), bands ->
-    // that run, fp64 50001x63 (5.7 rounds of 8) 11.67 -> 9.91 (Inductor
-    // 9.93), 100001x47 (6.4) 15.09 -> 12.49 (15.41) (session 89, call 1);
-    // 100001x63 (11.5) 17.54 -> 16.15 (17.47), 200001x47 (12.8) 24.69 ->
-    // 21.16 (25.21), 150001x55 (13.2) 21.37 -> 19.77 (21.91), 150001x64 an
-    // element in (17.8) 23.57 -> 22.22 (26.40), 300001x47 (19.2) 33.16 ->
-    // 30.06 (35.34) (call 2). Past 20 rounds, in 153-179 splits, 400001x47
-    // (25.6) 42.06 -> 37.86 (44.51), 1000001x47 (64) 96.39 -> 88.27
-    // (104.26), 600001x55 (52.7) 66.69 -> 64.25 (71.38), 1000001x55 (88)
-    // 106.11 -> 104.04 (116.26) (call 4); in 132-134, a split an SM, the run
-    // lost, 1000001x63 (115) 119.21 -> 121.61 (call 4; 121.18 -> 124.15 in
-    // call 3), 500001x64 an element in (59) 64.27 -> 64.61 (call 3), and
-    // 300001x63 (34.4) tied, 39.85 -> 39.57 (call 4) and 40.09 -> 40.07
-    // (call 3). The bound at 40 rounds (session 90, call 1) won from 20 to
-    // 40 in 132-148 splits: 200001x63 (23.0) 28.94 -> 27.89 (29.92),
-    // 250001x63 (28.7) 34.75 -> 33.85 (35.96), 300001x63 (34.4) 40.56 ->
-    // 40.09, 340001x63 (39.0) 45.35 -> 44.60, 250001x64 an element in (29.6)
-    // 34.89 -> 34.56, 400001x57 (37.6) 48.24 -> 46.89 (51.92); 41-58
-    // rounds are not timed against the bands.
-    const bool one_span_run_wins =
-        spans == 1 && (8 * splits >= 9 * int64_t(context.sm_count) ||
-                       span_vectors(problem) <= 40 * splits * kThreads * loads);
-    return (8 * (partials_capacity / columns) >= 3 * wave || one_span_run_wins) &&
-           10 * elements >= tenths_a_thread * wave * kThreads;
   }
+  // The bounds below were measured in kLoads' waves.
+  const int64_t wave = run_wave<InT, OutT, kLoads>(context);
+  const int64_t elements = spans * span_elements(problem);
+  const auto [loads, splits] = run_shape(problem, partials_capacity, context);
+  // 2.4 was measured with the finish a warp a column started early.
+  const bool finishes_early =
+      finishes_a_warp_a_column<InT, OutT>(columns, splits, context.device) &&
+      starts_early_on<kWarpAColumn<InT, OutT>>(context.device);
+  const int64_t tenths_a_thread = finishes_early && (sizeof(InT) >= 4 || rows_aligned) ? 24 : 45;
+  // Under 3/8 of a wave of splits (8-byte columns past 42), in one span:
+  // where those splits leave 40 rounds of the run's loads a thread or
+  // fewer, or are 9/8 of the SMs or more (43-56 8-byte columns). First 10
+  // rounds of kLoads: fp64, bands -> run, 20001x47 (2.6 rounds) 7.78 ->
+  // 6.37 us, 50001x55 (8.8) 11.32 -> 10.66, 30001x63 (6.9) 13.19 -> 8.79;
+  // but 50001x63 (11.5) 12.03 -> 12.26, 100001x63 (23.0) 17.94 -> 19.68,
+  // 300001x47 (38.5) 33.66 -> 34.52 (H200, benchmarks/NOTES.md, session 74,
+  // call 5; confirmed in session 75, call 1). Since 8-byte runs past 5
+  // rounds of kLoads take kLongRunLoads, pipelined (session 88), bands ->
+  // that run, fp64 50001x63 (5.7 rounds of 8) 11.67 -> 9.91 (Inductor
+  // 9.93), 100001x47 (6.4) 15.09 -> 12.49 (15.41) (session 89, call 1);
+  // 100001x63 (11.5) 17.54 -> 16.15 (17.47), 200001x47 (12.8) 24.69 ->
+  // 21.16 (25.21), 150001x55 (13.2) 21.37 -> 19.77 (21.91), 150001x64 an
+  // element in (17.8) 23.57 -> 22.22 (26.40), 300001x47 (19.2) 33.16 ->
+  // 30.06 (35.34) (call 2). Past 20 rounds, in 153-179 splits, 400001x47
+  // (25.6) 42.06 -> 37.86 (44.51), 1000001x47 (64) 96.39 -> 88.27
+  // (104.26), 600001x55 (52.7) 66.69 -> 64.25 (71.38), 1000001x55 (88)
+  // 106.11 -> 104.04 (116.26) (call 4); in 132-134, a split an SM, the run
+  // lost, 1000001x63 (115) 119.21 -> 121.61 (call 4; 121.18 -> 124.15 in
+  // call 3), 500001x64 an element in (59) 64.27 -> 64.61 (call 3), and
+  // 300001x63 (34.4) tied, 39.85 -> 39.57 (call 4) and 40.09 -> 40.07
+  // (call 3). The bound at 40 rounds (session 90, call 1) won from 20 to
+  // 40 in 132-148 splits: 200001x63 (23.0) 28.94 -> 27.89 (29.92),
+  // 250001x63 (28.7) 34.75 -> 33.85 (35.96), 300001x63 (34.4) 40.56 ->
+  // 40.09, 340001x63 (39.0) 45.35 -> 44.60, 250001x64 an element in (29.6)
+  // 34.89 -> 34.56, 400001x57 (37.6) 48.24 -> 46.89 (51.92); 41-58
+  // rounds are not timed against the bands.
+  // Past 64 columns, 20 rounds: of fewer splits than SMs, the run won at 12
+  // rounds and lost from 29, and at 35.5 in a split an SM (session 91,
+  // call 3; below).
+  const int64_t most_rounds = columns > kMostColumnsOfFourThreads ? 20 : 40;
+  const bool one_span_run_wins =
+      spans == 1 && (8 * splits >= 9 * int64_t(context.sm_count) ||
+                     span_vectors(problem) <= most_rounds * splits * kThreads * loads);
+  return (8 * (partials_capacity / columns) >= 3 * wave || one_span_run_wins) &&
+         10 * elements >= tenths_a_thread * wave * kThreads;
 }
 
 template <typename InT, typename OutT>

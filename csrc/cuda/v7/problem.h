@@ -296,15 +296,15 @@ inline bool interleaved_shape(int64_t element_size, bool integral, int64_t colum
 // Whether a column sum is one of interleaved columns, which
 // interleaved_column_sum.cu reads as one run of 16-byte vectors: an
 // interleaved_shape of at most 32 columns. layout.cpp sends such sums of 2 and
-// 3 columns to the column class for it. Past 32 columns, only long sums of
-// floating types go there (interleaves_wide_columns).
+// 3 columns to the column class for it. Past 32 columns, only long sums go
+// there (interleaves_wide_columns).
 inline bool interleaves_columns(int64_t element_size, bool integral, int64_t columns,
                                 const StridedIndex& reduced, int64_t spans) {
   return interleaved_shape(element_size, integral, columns, reduced, spans, 32);
 }
 
-// The most columns interleaves_wide_columns takes.
-constexpr int64_t kMaxWideInterleavedColumns = 64;
+// The most columns interleaves_wide_columns takes (64 of 8-byte types).
+constexpr int64_t kMaxWideInterleavedColumns = 128;
 
 // Whether a column sum of 33-64 interleaved columns of a floating type, its
 // rows on the vector boundary or not, is long enough that
