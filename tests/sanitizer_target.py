@@ -211,14 +211,17 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         "37x129 float32 transposed": inputs["37x129 float32 transposed"],
         "257 int32": inputs["257 int32"],
         # Column sums split over rows: vector loads (clusters of narrow bands for a
-        # small sum; splits through L2 past its rounds), then scalar ones.
+        # small sum; splits through L2 past its rounds, rows apart by more than their
+        # columns, which the interleaved run would read back to back), then scalar ones.
         "2000x64 float32": shaped_ending_at_allocation_end((2000, 64), torch.float32, 0),
-        "20000x72 float32": shaped_ending_at_allocation_end((20000, 72), torch.float32, 0),
+        "20000x72 float32, rows 76 apart": shaped_ending_at_allocation_end(
+            (20000, 76), torch.float32, 0
+        )[:, :72],
         # Narrow bands on the vector boundary split through L2, to the allocation's last
         # element: on Hopper and newer a second launch (column_partials_kernel) adds
         # the splits, started before the read ends and waiting for it.
         "20001x32 float32": shaped_ending_at_allocation_end((20001, 32), torch.float32, 0),
-        # 33-64 columns of one span on the vector boundary: the interleaved run of
+        # 33-128 columns of one span on the vector boundary: the interleaved run of
         # vectors past 32 columns, as 70001x33 below, from a vector boundary.
         "20000x64 float32": shaped_ending_at_allocation_end((20000, 64), torch.float32, 0),
         "300x40x136 bfloat16": shaped_ending_at_allocation_end((300, 40, 136), torch.bfloat16, 0),
@@ -228,10 +231,15 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # Rows off the vector boundaries read as vectors from each row's boundary, their
         # sums moved into place, to the allocation's last element: a phase a row over
         # 16 bands, and int16 in narrow bands (several row lanes a warp) of 64 outer
-        # indices; and a column a thread, for a few bands of few rows.
+        # indices, rows apart by more than their columns (back to back, the
+        # interleaved run reads them: 4 splits a span); and a column a thread, for a
+        # few bands of few rows.
         "1024x4095 bfloat16, 3 elements in": shaped_ending_at_allocation_end(
             (1024, 4095), torch.bfloat16, 3
         ),
+        "64x2001x33 int16, rows 34 apart": shaped_ending_at_allocation_end(
+            (64, 2001, 34), torch.int16, 0
+        )[..., :33],
         "64x2001x33 int16": shaped_ending_at_allocation_end((64, 2001, 33), torch.int16, 0),
         # A column a thread in small clusters, to the allocation's last element: int32
         # and int8 rows of 16 loads, a last round's missing rows adding zeros (4 lanes a
@@ -306,6 +314,16 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
         # before the read ends and waits for it).
         "70001x33 float64, 1 element in": shaped_ending_at_allocation_end(
             (70001, 33), torch.float64, 1
+        ),
+        # Past 64 columns, 2 threads add a column's parked positions: 127 bf16 columns
+        # from a scalar head of 7 (133 splits of 8 loads on a 132-SM GPU); and 100
+        # 1-byte integer ones, whose positions sum in int32 (84 splits, the held
+        # partials' cap).
+        "20001x127 bfloat16, 1 element in": shaped_ending_at_allocation_end(
+            (20001, 127), torch.bfloat16, 1
+        ),
+        "70001x100 int8, 3 elements in": shaped_ending_at_allocation_end(
+            (70001, 100), torch.int8, 3
         ),
         # A column sum of 3 splits a band: a cluster a band on Hopper and newer.
         "60x200x64 float32": shaped_ending_at_allocation_end((60, 200, 64), torch.float32, 0),
@@ -384,7 +402,7 @@ def run_dims_cases(inputs: dict[str, torch.Tensor]) -> None:
                 check(result, x, what, dim=dims or None, keepdim=keepdim)
     # A split column sum through L2 on an external stream finishes in a second launch.
     with external_stream() as stream, torch.cuda.stream(stream):
-        x = tensors["20000x72 float32"]
+        x = tensors["20000x72 float32, rows 76 apart"]
         result = SUM_V7.dim_IntList(x, [0])
         stream.synchronize()
         check(result, x, "sum_v7 dims=[0] on an external stream", dim=[0])

@@ -637,7 +637,7 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
 def test_wide_interleaved_column_sums(
     columns, dtype, spans, rows, element_offset, row_offset, seed
 ):
-    """Long column sums of 33-64 columns whose rows lie back to back
+    """Long column sums of 33-64 float columns whose rows lie back to back
     (interleaved_column_sum.cu past 32 columns, where each thread of a wave has 2.4
     (4- and 8-byte columns off the vector boundary) or 4.5 elements or more and the
     held partials allow 3/8 of a wave of splits: a few threads a column add its
@@ -645,6 +645,34 @@ def test_wide_interleaved_column_sums(
     to 42 columns, off the vector boundary): one span or three, a scalar head or
     none. 47 and 64 8-byte columns, and rows on a vector boundary of 8-byte types or
     of three spans, take the band kernels."""
+    numel = spans * (rows + 1) * columns
+    storage = random_tensor(numel + element_offset, dtype, "cuda")
+    x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]
+    assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    ("element_offset", "row_offset"),
+    [(0, 0), (0, 1), (3, 0)],
+    ids=["aligned", "a row in", "3 elements in"],
+)
+@pytest.mark.parametrize(("spans", "rows"), [(1, 100_001), (3, 30_001)], ids=str)
+@pytest.mark.parametrize(
+    "dtype",
+    [torch.float32, torch.bfloat16, torch.int32, torch.int64, torch.int16, torch.uint8, torch.bool],
+    ids=str,
+)
+@pytest.mark.parametrize("columns", [33, 64, 65, 100, 127, 128])
+def test_wider_and_integer_interleaved_column_sums(
+    columns, dtype, spans, rows, element_offset, row_offset, seed
+):
+    """Long column sums of 65-128 columns whose rows lie back to back, and of
+    integers from 33 (interleaved_column_sum.cu past 32 columns, since session 91):
+    past 64 columns two threads add a column's positions, 1- and 2-byte integers
+    sum theirs in int32, a scalar head of up to 15 elements and a tail; one span or
+    three. 8-byte columns past 64, and the sums the rule leaves (three spans where
+    the held partials allow under 3/8 of a wave of splits), take the band kernels."""
     numel = spans * (rows + 1) * columns
     storage = random_tensor(numel + element_offset, dtype, "cuda")
     x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]

@@ -573,56 +573,59 @@ def test_a_column_sum_whose_clusters_overfill_a_wave_takes_fewer_splits(tmp_path
 # before. Rows off the vector boundaries (and 1- and 2-byte integers on them) that take
 # a column a thread too, its bands down to 4 lanes (or spans of 16 bytes where those are
 # fewer lanes: 8-byte types) and its rounds the rows its cluster kernel loads at once
-# (16 for types narrower than 8 bytes, 8 for 8-byte ones). (rows, columns, dtype, grid
-# of the cluster kernel, or None for splits through L2).
+# (16 for types narrower than 8 bytes, 8 for 8-byte ones). (rows, columns, row stride,
+# dtype, grid of the cluster kernel, or None for splits through L2): rows apart by more
+# than their columns (a slice of wider rows, on the vector boundary where the columns'
+# are, off it where not) where the interleaved run would read them back to back
+# (test_interleaved_columns_read_as_one_run_of_vectors: fp32 20001x66, fp16 12001x127).
 SMALL_COLUMN_SUMS = [
-    (3001, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
+    (3001, 64, 64, torch.float32, [8, 8]),  # 2 lanes (32 bytes), 64 blocks, 3 rows a thread
     # aligned 1- and 2-byte integers: a column a thread (4 lanes, 64 blocks, 3-4 rows)
-    (2001, 32, torch.int16, [8, 8]),
-    (3001, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 11-12 rows
-    (2001, 33, torch.int16, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 3-4 rows
-    (4001, 127, torch.float16, [16, 8]),  # a column a thread: 8 lanes, 128 blocks, 15-16 rows
-    (6001, 33, torch.float32, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 11-12 rows
+    (2001, 32, 32, torch.int16, [8, 8]),
+    (3001, 66, 66, torch.float32, [9, 8]),  # a column a thread: 8 lanes, 72 blocks, 11-12 rows
+    (2001, 33, 33, torch.int16, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 3-4 rows
+    (4001, 127, 127, torch.float16, [16, 8]),  # a column a thread: 8 lanes, 128 blocks, 15-16 rows
+    (6001, 33, 33, torch.float32, [9, 8]),  # a column a thread: 4 lanes, 72 blocks, 11-12 rows
     # rows off the boundaries that a column a thread reads in these clusters before
     # off-boundary vectors: 4 lanes, 136 blocks, 39-40 rows; 32 lanes, 256 blocks, 32
-    (20001, 66, torch.float32, [17, 8]),
-    (2048, 1001, torch.float32, [32, 8]),
-    (4096, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
-    (8192, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
-    # 2 lanes would give 20 rows a thread: through L2 (64 such columns take the
-    # interleaved run: test_interleaved_columns_read_as_one_run_of_vectors)
-    (20000, 72, torch.float32, None),
-    (64, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
+    (20001, 66, 67, torch.float32, [17, 8]),
+    (2048, 1001, 1001, torch.float32, [32, 8]),
+    (4096, 256, 256, torch.float32, [16, 8]),  # 4 lanes: 128 blocks, 8 rows a thread
+    (8192, 768, 768, torch.bfloat16, [24, 8]),  # 8 lanes: 32 rows a thread; 4: 192 blocks of 16
+    # 2 lanes would give 20 rows a thread: through L2 (back to back, 33-128 such
+    # columns take the interleaved run: test_interleaved_columns_read_as_one_run_...)
+    (20000, 72, 76, torch.float32, None),
+    (64, 4096, 4096, torch.float32, [32, 2]),  # one round in 2 splits already: as before
     # The other types' column a thread. 33 columns: bands of 4 lanes (8-byte types'
     # 16-byte spans, 2 lanes, would be 17 bands, 136 blocks); 1001 columns: 32 lanes,
     # 256 blocks (two an SM). 16 rows a round but for 8-byte types (8).
-    (8001, 33, torch.int32, [9, 8]),  # 15-16 rows a thread
-    (2048, 1001, torch.int32, [32, 8]),  # 32 rows a thread (off-boundary vectors before)
-    (2001, 33, torch.int64, [9, 8]),  # 3-4 rows a thread
-    (1001, 1001, torch.float64, [32, 8]),  # 15-16 rows a thread (vectors before)
-    (2001, 33, torch.int8, [9, 8]),  # 3-4 rows a thread
-    (2048, 1001, torch.uint8, [32, 8]),  # 32 rows a thread (vectors through L2 before)
-    (4001, 127, torch.bool, [16, 8]),  # 8 lanes (4: 256 blocks): 15-16 rows a thread
+    (8001, 33, 33, torch.int32, [9, 8]),  # 15-16 rows a thread
+    (2048, 1001, 1001, torch.int32, [32, 8]),  # 32 rows a thread (off-boundary vectors before)
+    (2001, 33, 33, torch.int64, [9, 8]),  # 3-4 rows a thread
+    (1001, 1001, 1001, torch.float64, [32, 8]),  # 15-16 rows a thread (vectors before)
+    (2001, 33, 33, torch.int8, [9, 8]),  # 3-4 rows a thread
+    (2048, 1001, 1001, torch.uint8, [32, 8]),  # 32 rows a thread (vectors through L2 before)
+    (4001, 127, 127, torch.bool, [16, 8]),  # 8 lanes (4: 256 blocks): 15-16 rows a thread
     # Past one block an SM at 2 rounds, a column a thread of 2 or 4 bytes takes one an
     # SM at up to 4 rounds; 1- and 8-byte ones take two an SM first.
-    (12001, 127, torch.float16, [16, 8]),  # 8 lanes, 46-47 rows (4: 256 blocks of 23-24)
-    (16001, 66, torch.bfloat16, [9, 8]),  # 8 lanes, 62-63 rows (4: 136 blocks of 31-32)
-    (12001, 67, torch.float32, [9, 8]),  # 8 lanes, 46-47 rows (4: 136 blocks of 23-24)
-    (10001, 66, torch.int8, [17, 8]),  # 4 lanes, 136 blocks, 19-20 rows (8: 9 bands, 39-40)
-    (12001, 33, torch.int64, [17, 8]),  # 2 lanes, 136 blocks, 11-12 rows (4: 9 bands, 23-24)
+    (12001, 127, 129, torch.float16, [16, 8]),  # 8 lanes, 46-47 rows (4: 256 blocks of 23-24)
+    (16001, 66, 67, torch.bfloat16, [9, 8]),  # 8 lanes, 62-63 rows (4: 136 blocks of 31-32)
+    (12001, 67, 69, torch.float32, [9, 8]),  # 8 lanes, 46-47 rows (4: 136 blocks of 23-24)
+    (10001, 66, 67, torch.int8, [17, 8]),  # 4 lanes, 136 blocks, 19-20 rows (8: 9 bands, 39-40)
+    (12001, 33, 35, torch.int64, [17, 8]),  # 2 lanes, 136 blocks, 11-12 rows (4: 9 bands, 23-24)
 ]
 
 
 @requires_cuda
 @pytest.mark.parametrize(
-    ("rows", "columns", "dtype", "grid"),
+    ("rows", "columns", "row_stride", "dtype", "grid"),
     SMALL_COLUMN_SUMS,
-    ids=[f"{rows}x{columns}-{dtype}" for rows, columns, dtype, _ in SMALL_COLUMN_SUMS],
+    ids=[f"{rows}x{columns}-{dtype}" for rows, columns, _, dtype, _ in SMALL_COLUMN_SUMS],
 )
 def test_small_column_sums_take_clusters_of_narrow_bands(
-    rows, columns, dtype, grid, tmp_path, seed
+    rows, columns, row_stride, dtype, grid, tmp_path, seed
 ):
-    x = random_shaped((rows, columns), dtype, "cuda")
+    x = random_shaped((rows, row_stride), dtype, "cuda")[:, :columns]
     kernels = launched_kernels(lambda: torch.ops.reduce_opt.sum_v7(x, [0]), tmp_path / "trace.json")
     if is_sm90_of_132_sms(x.device):
         if grid is None:
@@ -1254,7 +1257,7 @@ def test_interleaved_columns_read_as_one_run_of_vectors(
     or, in one span, fewer blocks leave 40 rounds of the run's loads a thread or fewer (fp64
     20001x47 2.6 rounds of 4; 8 past 5 rounds of 4: 30001x63 3.4, 50001x63 5.7, 100001x47
     6.4, 100001x63 11.5, 150001x64 17.8, 300001x47 19.2, 300001x63 34.4, 340001x63 39.0,
-    400001x57 37.6; not 360001x63 41.3, 450001x57 42.3; past 64 columns, 20 rounds: bool
+    400001x57 37.6; not 360001x63 41.3, 450001x57 42.3; other types 20 rounds: bool
     100001x127 12.0 in 66 blocks; not int32 100001x100 29.1 in 84, fp32 300001x128 35.5 in 132)
     or are 9/8 of the SMs or more (149: fp64 400001x47 in 179 blocks, 400001x56 an element in in
     150; not 450001x57 in 148); and 33-128 1- to 4-byte

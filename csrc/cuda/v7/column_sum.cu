@@ -1186,8 +1186,9 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // blocks are (nearly) full, each split as a wave and a round of loads
     // allow, where those still split through L2 (fewer splits in clusters,
     // or no splits, were not timed). Not timed on 4- and 8-byte types, whose
-    // measured sums of 33-67 columns this long take off-boundary vectors
-    // (launch_column_sum), nor on GPUs without clusters. On an H200
+    // measured sums of 33-67 columns this long took off-boundary vectors
+    // (launch_column_sum), nor on GPUs without clusters; since session 91
+    // sums of 33-128 such columns back to back take the interleaved run. On an H200
     // (column-a-thread-narrow-l2-bands-switch.patch, benchmarks/NOTES.md,
     // session 69), dim=0, 2 bands of 256 splits -> 4-lane bands: fp16
     // 100001x33 9.59 us -> 7.81 (Inductor 5.91), 100001x35 9.69 -> 7.91,
@@ -1525,7 +1526,8 @@ void launch_column_sum(const ColumnProblem<InT, OutT>& problem, const Finish<acc
     // (routing_variants.py, benchmarks/NOTES.md, session 66), dim=0: fp32
     // 2048x1001 6.62 -> 5.04 us (Inductor 5.16), 1024x1001 4.55 -> 3.87 (4.06),
     // 3001x1001 7.62 -> 6.16 (6.20), bf16 2048x1001 5.74 -> 4.43 (4.59), fp32
-    // 20001x66 6.79 -> 6.25 (4.74), 12001x67 6.01 -> 5.04 (3.99); but fp32
+    // 20001x66 6.79 -> 6.25 (4.74), 12001x67 6.01 -> 5.04 (3.99: both take
+    // the interleaved run since session 91); but fp32
     // 16384x63 5.41 -> 5.67 (4.27). The 31 other sums of those runs moved 0.17
     // us at most. The int32, 8-byte and 1-byte sums it moves (session 67):
     // small_sum_bands.

@@ -65,7 +65,7 @@ constexpr int registers_for(int round_loads) {
 }
 
 // Threads that add a column's parked positions past 32 columns, all columns
-// at once, where a warp a column would take up to 8 turns a warp: 4 up to
+// at once, where a warp a column would take up to 16 turns a warp: 4 up to
 // kMostColumnsOfFourThreads columns, 2 past them.
 constexpr int kWideColumnThreads = 4;
 constexpr int kMostColumnsOfFourThreads = kThreads / kWideColumnThreads;
@@ -91,11 +91,12 @@ using PositionSum =
 // lanes lie C positions apart: thread by thread, gcd(C, 32) of them fall to
 // one bank (all 32 for C a multiple of 32); element by element, C / kVec
 // words apart. The launcher parks by element where C is a multiple of 8, up
-// to 32 columns: past 32, a warp reads 8 columns side by side, neighbouring
-// positions: a word apart thread by thread, 256 words (one bank) element by
-// element (modelled, 33-64 columns: up to 8-way conflicts by element,
-// against up to 4; by element lost 0.02-0.09 us there, fp32 20000x64 dim=0
-// 5.06 -> 5.15, bf16 10001x40 3.86 -> 3.94; session 79, call 1). Element by
+// to 32 columns: past 32, a warp reads 8 (past 64, 16) columns side by
+// side, neighbouring positions: a word apart thread by thread, 256 words (one
+// bank) element by element (modelled, 33-64 columns: up to 8-way conflicts
+// by element, against up to 4; by element lost 0.02-0.09 us there, fp32
+// 20000x64 dim=0 5.06 -> 5.15, bf16 10001x40 3.86 -> 3.94; session 79, call
+// 1). Element by
 // element for every C, C a multiple of 32 won (uint8 70001x32 one element
 // in, dim=0, 10.17 -> 6.50 us; fp32 20001x32 one element in 5.74 -> 5.31)
 // and small C lost, their lanes' reads under a word apart (int8 1000000x3
@@ -389,7 +390,7 @@ __global__ void __launch_bounds__(kThreads,
     }
   };
   // The block's column sums, each added in ShareT by its warp (or, past 32
-  // columns, its kWideColumnThreads threads).
+  // columns, its kWideColumnThreads or kWiderColumnThreads threads).
   const auto add_columns = [&](auto share_zero) {
     using ShareT = decltype(share_zero);
     // Where `column`'s parked positions start: (column - phase) mod C
@@ -724,9 +725,9 @@ bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_
 // launch), and the held partials allow 3/8 of a wave of blocks or more
 // (capacity / columns splits in all: up to 42 columns of 8-byte sums, 85 of
 // 4-byte ones) or, in one span, fewer blocks leave 40 rounds of loads a
-// thread or fewer (20 past 64 columns) or are 9/8 of the SMs
-// or more (below); rows on the vector boundary as well, of 2- and 4-byte
-// types in one span. On an H200, dim=0, bands -> interleaved, us: with the
+// thread or fewer (fp64; the rest, 20) or are 9/8 of the SMs or more
+// (below); rows on the vector boundary as well, of 1- to 4-byte types in one
+// span. On an H200, dim=0, bands -> interleaved, us: with the
 // finish a warp a column in a plain second launch (benchmarks/NOTES.md,
 // session 73, calls 1-3), under 4.5 elements a
 // thread, fp16 10001x33 (2.4) 3.86 -> 4.35, fp32 10001x47 (3.5) 4.28 -> 4.47,
@@ -763,7 +764,7 @@ bool run_reads_in_one_long_round(const ColumnProblem<InT, OutT>& problem, int64_
 // 20001x66 6.38 -> 5.10 (4.95), 12001x40 4.77 -> 3.51, int64 100001x41 14.53
 // -> 11.03, 20001x33 6.06 -> 4.73, int16 30001x48 7.04 -> 4.12, 100001x40
 // 9.43 -> 6.19, int8 200001x63 15.12 -> 8.35, 40001x40 7.21 -> 4.05, 70001x100
-// (84 splits, 4.4 rounds of 4) 11.37 -> 7.59, bool 100001x127 (66, 12)
+// (84 splits, 5.1 rounds of 4) 11.37 -> 7.59, bool 100001x127 (66, 12)
 // 13.64 -> 11.94, but int32 100001x100 (84, 29) 14.48 -> 21.74, 300001x66
 // (128, 38) 27.12 -> 28.75, uint8 300001x127 (66, 35) 28.81 -> 31.00.
 template <typename InT, typename OutT>
@@ -817,10 +818,10 @@ bool interleaves_wide_columns(const ColumnProblem<InT, OutT>& problem, bool rows
   // 40.09, 340001x63 (39.0) 45.35 -> 44.60, 250001x64 an element in (29.6)
   // 34.89 -> 34.56, 400001x57 (37.6) 48.24 -> 46.89 (51.92); 41-58
   // rounds are not timed against the bands.
-  // Past 64 columns, 20 rounds: of fewer splits than SMs, the run won at 12
-  // rounds and lost from 29, and at 35.5 in a split an SM (session 91,
-  // call 3; below).
-  const int64_t most_rounds = columns > kMostColumnsOfFourThreads ? 20 : 40;
+  // 40 rounds were measured on fp64 alone; past 64 columns, of fewer splits
+  // than SMs or a split an SM, the run won up to 17.5 rounds and lost from 29
+  // (session 91, call 3; below): 20 for every other type.
+  const int64_t most_rounds = std::is_same_v<InT, double> ? 40 : 20;
   const bool one_span_run_wins =
       spans == 1 && (8 * splits >= 9 * int64_t(context.sm_count) ||
                      span_vectors(problem) <= most_rounds * splits * kThreads * loads);

@@ -275,11 +275,12 @@ constexpr bool sums_positions_in_int32(int64_t element_size, bool integral) {
 // outer indices over bands; not timed against them), at most 65,535 spans
 // (gridDim.y): the shape interleaved_column_sum.cu reads. Where it sums
 // positions in int32, a thread adds one element to a position every `stride`
-// vectors, a block's 256 or more less a period (under 32): 225 at the least.
-// A span of at most 128 x (INT32_MAX >> 8 x element_size) vectors (2^34 bytes
-// of 1-byte elements, 2^26 of int16's) then gives a thread at most 0.57 x
-// that shift's quotient elements a position, each of magnitude below 2^(8 x
-// element_size): sums within 0.57 x INT32_MAX (128, not 225, is the margin).
+// vectors, a block's 256 or more less the remainder by a period (under 128):
+// 172 at the least (a period of 86). A span of at most 128 x (INT32_MAX >> 8
+// x element_size) vectors (2^34 bytes of 1-byte elements, 2^26 of int16's)
+// then gives a thread at most 0.75 x that shift's quotient elements a
+// position, each of magnitude below 2^(8 x element_size): sums within 0.75 x
+// INT32_MAX (128, not 172, is the margin).
 inline bool interleaved_shape(int64_t element_size, bool integral, int64_t columns,
                               const StridedIndex& reduced, int64_t spans, int64_t max_columns) {
   if (columns > max_columns || spans > 65535 || reduced.ndim != 1 ||
@@ -306,8 +307,8 @@ inline bool interleaves_columns(int64_t element_size, bool integral, int64_t col
 // The most columns interleaves_wide_columns takes (64 of 8-byte types).
 constexpr int64_t kMaxWideInterleavedColumns = 128;
 
-// Whether a column sum of 33-64 interleaved columns of a floating type, its
-// rows on the vector boundary or not, is long enough that
+// Whether a column sum of 33-128 interleaved columns (33-64 of 8-byte types),
+// its rows on the vector boundary or not, is long enough that
 // interleaved_column_sum.cu's run of vectors beats the band kernels, with
 // `partials_capacity` held partials for its splits: interleaved_column_sum.cu
 // says where.
