@@ -1384,6 +1384,25 @@ WIDER_RULE_CASES = [
     whole((30001, 48), torch.int16),
     whole((40001, 40), torch.int8),
 ]
+# Session 91's wide-run-threshold-switch.patch: l, the wide run from 2.4
+# elements a thread for every type; k, from 1.2. Small sums of 33-128
+# columns that the clusters keep.
+WIDE_RUN_THRESHOLD_CASES = [
+    whole((8001, 66), torch.float16),
+    whole((4001, 127), torch.float16),
+    whole((8001, 33), torch.int32),
+    whole((8001, 33), torch.int16),
+    whole((8001, 50), torch.int64),
+    whole((3001, 66), torch.float32),
+    whole((15001, 33), torch.float16),
+    whole((5001, 33), torch.float16),
+    whole((10001, 47), torch.bfloat16),
+    whole((10001, 66), torch.int8),
+    whole((5001, 33), torch.float32),
+    whole((2000, 66), torch.bfloat16),
+    whole((8001, 100), torch.int8),
+    whole((5001, 127), torch.uint8),
+]
 CASE_SETS = {
     "full_sums": FULL_SUM_CASES,
     "off_boundary": CASES,
@@ -1463,6 +1482,7 @@ CASE_SETS = {
     "eight_byte_mid_grid": EIGHT_BYTE_MID_GRID_CASES,
     "wider_interleaved": WIDER_INTERLEAVED_CASES,
     "wider_rule": WIDER_RULE_CASES,
+    "wide_run_threshold": WIDE_RUN_THRESHOLD_CASES,
 }
 
 
