@@ -575,6 +575,15 @@ def test_column_sums_whose_rows_end_in_a_partial_round(shape_of, dim, dtype, row
     assert_matches_torch(SUM_V7(x, dim), x, dim, False, message=f"seed={seed}")
 
 
+def back_to_back_rows(spans, rows, columns, dtype, element_offset, row_offset):
+    """Fresh random (spans, rows, columns) CUDA data whose rows lie back to back: each
+    span `row_offset` rows into rows + 1 stored ones, the storage `element_offset`
+    elements into its allocation."""
+    storage = random_tensor(spans * (rows + 1) * columns + element_offset, dtype, "cuda")
+    stored_rows = storage[element_offset:].view(spans, rows + 1, columns)
+    return stored_rows[:, row_offset : row_offset + rows]
+
+
 @requires_cuda
 @pytest.mark.parametrize(
     ("element_offset", "row_offset"),
@@ -605,21 +614,21 @@ def test_interleaved_column_sums(columns, dtype, spans, rows, element_offset, ro
     """Column sums of a few columns whose rows lie back to back, off the vector
     boundaries (interleaved_column_sum.cu): C not a multiple of a vector, or any C
     up to 32 from a span that starts an element in, or of 1- and 2-byte integers
-    from a vector boundary; 33 columns, other multiples of a vector from a vector
-    boundary, 8-byte pairs from one, and spans under 256
-    vectors (16-bit 600x1001x2) take the other kernels. One span or several (outer
-    indices a row longer than their rows: a phase each where C is not a multiple of
-    a vector), a scalar head or none, many splits a span, a few, or one (more spans
-    than a wave of blocks). 1- and 2-byte integers' threads sum in int32, full-range
-    elements here. From 4 columns, sums of every type that a column a thread reads in
-    clusters in few rounds (the smaller sums here, on GPUs with clusters) take the
-    band kernels. C a multiple of 8 (8, 24, 32) parks its positions element by
-    element. A warp adds 1 to 4 columns after the barrier: 17 and 25, the fewest
-    columns that give a warp 3 or 4, take a lane's reads of a column at their most
-    (17: warp 0 three, the others two; 25: warp 0 four, the others three)."""
-    numel = spans * (rows + 1) * columns
-    storage = random_tensor(numel + element_offset, dtype, "cuda")
-    x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]
+    from a vector boundary; other multiples of a vector from a vector boundary,
+    8-byte pairs from one, spans under 256 vectors (16-bit 600x1001x2), and 33
+    columns but for long ones (the run past 32 columns:
+    test_wider_and_integer_interleaved_column_sums) take the other kernels. One
+    span or several (outer indices a row longer than their rows: a phase each
+    where C is not a multiple of a vector), a scalar head or none, many splits a
+    span, a few, or one (more spans than a wave of blocks). 1- and 2-byte
+    integers' threads sum in int32, full-range elements here. From 4 columns, sums
+    of every type that a column a thread reads in clusters in few rounds (the
+    smaller sums here, on GPUs with clusters) take the band kernels. C a multiple
+    of 8 (8, 24, 32) parks its positions element by element. A warp adds 1 to 4
+    columns after the barrier: 17 and 25, the fewest columns that give a warp 3 or
+    4, take a lane's reads of a column at their most (17: warp 0 three, the others
+    two; 25: warp 0 four, the others three)."""
+    x = back_to_back_rows(spans, rows, columns, dtype, element_offset, row_offset)
     assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
 
 
@@ -645,9 +654,7 @@ def test_wide_interleaved_column_sums(
     to 42 columns, off the vector boundary): one span or three, a scalar head or
     none. 47 and 64 8-byte columns, and rows on a vector boundary of 8-byte types or
     of three spans, take the band kernels."""
-    numel = spans * (rows + 1) * columns
-    storage = random_tensor(numel + element_offset, dtype, "cuda")
-    x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]
+    x = back_to_back_rows(spans, rows, columns, dtype, element_offset, row_offset)
     assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
 
 
@@ -673,9 +680,7 @@ def test_wider_and_integer_interleaved_column_sums(
     sum theirs in int32, a scalar head of up to 15 elements and a tail; one span or
     three. 8-byte columns past 64, and the sums the rule leaves (three spans where
     the held partials allow under 3/8 of a wave of splits), take the band kernels."""
-    numel = spans * (rows + 1) * columns
-    storage = random_tensor(numel + element_offset, dtype, "cuda")
-    x = storage[element_offset:].view(spans, rows + 1, columns)[:, row_offset : row_offset + rows]
+    x = back_to_back_rows(spans, rows, columns, dtype, element_offset, row_offset)
     assert_matches_torch(SUM_V7(x, [1]), x, [1], False, message=f"seed={seed}")
 
 
