@@ -1188,8 +1188,8 @@ void launch_band_kernels(const ColumnProblem<InT, OutT>& problem, const Finish<a
     // or no splits, were not timed). Not timed on 4- and 8-byte types, whose
     // measured sums of 33-67 columns this long took off-boundary vectors
     // (launch_column_sum), nor on GPUs without clusters; since session 91
-    // sums of 33-128 such columns back to back take the interleaved run. On an H200
-    // (column-a-thread-narrow-l2-bands-switch.patch, benchmarks/NOTES.md,
+    // sums of 33-128 such columns back to back take the interleaved run. On an
+    // H200 (column-a-thread-narrow-l2-bands-switch.patch, benchmarks/NOTES.md,
     // session 69), dim=0, 2 bands of 256 splits -> 4-lane bands: fp16
     // 100001x33 9.59 us -> 7.81 (Inductor 5.91), 100001x35 9.69 -> 7.91,
     // 100001x37 9.69 -> 8.44, 100001x41 9.80 -> 9.73, 1000001x33 43.55 ->

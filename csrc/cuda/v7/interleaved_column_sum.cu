@@ -3,25 +3,24 @@
 // interleaves_columns in problem.h; or long sums of up to 128 columns, 64 of
 // 8-byte types: interleaves_wide_columns below), so that each outer index's
 // rows are one contiguous span. Up to 32 columns, its rows do not all start on
-// a vector boundary (C is not a multiple of a 16-byte vector's elements, or
-// the span starts off one): the band kernels (column_sum.cu) read such rows a
+// a vector boundary (C is not a multiple of a 16-byte vector's elements, or the
+// span starts off one): the band kernels (column_sum.cu) read such rows a
 // scalar a thread, and the row class, which took 2 and 3 columns, an element a
 // load: 10^6 x 3 fp32 dim=0 read at 47-54% of the read roofline
-// (benchmarks/NOTES.md, session 57); or they are 1- and 2-byte integers, on
-// the boundary too. Past
-// 32 columns, one span's rows of 1- to 4-byte types on the boundary too, where
-// the run beat the band kernels' vectors. Here each span is
+// (benchmarks/NOTES.md, session 57); or they are 1- and 2-byte integers, on the
+// boundary too. Past 32 columns, one span's rows of 1- to 4-byte types on the
+// boundary too, where the run beat the band kernels' vectors. Here each span is
 // read as one run of 16-byte vectors by a grid-stride sweep whose stride, in
 // vectors, is a multiple of C's period (C / gcd(C, elements a vector)): element
 // k of every vector a thread loads then lies in the same column, so the thread
 // keeps one accumulator per element position. The block parks its positions in
-// shared memory in span order, where position j lies in column (phase + j)
-// mod C, and each warp adds up to 4 columns' positions side by side (past 32
-// columns, a few threads a column). 1- and 2-byte integers sum their
-// positions in int32 (interleaved_shape bounds the span for it), and their
-// columns' positions too where a block's sums fit (shares_fit_position_type).
-// From 4 to 32 columns, a column a thread's clusters take the sums they read
-// in few rounds (launch_column_sum: clusters_take_interleaved_columns,
+// shared memory in span order, where position j lies in column (phase + j) mod
+// C, and each warp adds up to 4 columns' positions side by side (past 32
+// columns, a few threads a column). 1- and 2-byte integers sum their positions
+// in int32 (interleaved_shape bounds the span for it), and their columns'
+// positions too where a block's sums fit (shares_fit_position_type). From 4 to
+// 32 columns, a column a thread's clusters take the sums they read in few
+// rounds (launch_column_sum: clusters_take_interleaved_columns,
 // aligned_narrow_integers_take_clusters).
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/BFloat16.h>
@@ -85,27 +84,25 @@ using PositionSum =
     std::conditional_t<sums_positions_in_int32(sizeof(InT), std::is_integral_v<InT>), int32_t,
                        acc_t<InT>>;
 
-// Where the block parks position j (element k = j % kVec of thread j /
-// kVec's vectors): at j itself (thread by thread), or element by element
-// (element k of every thread, then k + 1). A column's reads by a warp's
-// lanes lie C positions apart: thread by thread, gcd(C, 32) of them fall to
-// one bank (all 32 for C a multiple of 32); element by element, C / kVec
-// words apart. The launcher parks by element where C is a multiple of 8, up
-// to 32 columns: past 32, a warp reads 8 (past 64, 16) columns side by
-// side, neighbouring positions: a word apart thread by thread, 256 words (one
-// bank) element by element (modelled, 33-64 columns: up to 8-way conflicts
-// by element, against up to 4; by element lost 0.02-0.09 us there, fp32
-// 20000x64 dim=0 5.06 -> 5.15, bf16 10001x40 3.86 -> 3.94; session 79, call
-// 1). Element by
-// element for every C, C a multiple of 32 won (uint8 70001x32 one element
-// in, dim=0, 10.17 -> 6.50 us; fp32 20001x32 one element in 5.74 -> 5.31)
-// and small C lost, their lanes' reads under a word apart (int8 1000000x3
-// 6.10 -> 7.19; H200, benchmarks/NOTES.md, session 77, call 4). A choice at
-// run time rather than compile time cost 0.2-2.7 us everywhere (session 78,
-// call 1). Unsigned, the division and remainder by kVec (a power of two) are
-// a shift and a mask, without a signed int's fix-ups after the barrier:
-// uint8 70001x32 one element in 6.75 -> 6.06 us, fp32 20001x32 one element
-// in 5.34 -> 5.21, no other sum moved (session 79, call 1).
+// Where the block parks position j (element k = j % kVec of thread j / kVec's
+// vectors): at j itself (thread by thread), or element by element (element k of
+// every thread, then k + 1). A column's reads by a warp's lanes lie C positions
+// apart: thread by thread, gcd(C, 32) of them fall to one bank (all 32 for C a
+// multiple of 32); element by element, C / kVec words apart. The launcher parks
+// by element where C is a multiple of 8, up to 32 columns: past 32, a warp
+// reads 8 (past 64, 16) columns side by side, neighbouring positions: a word
+// apart thread by thread, 256 words (one bank) element by element (modelled,
+// 33-64 columns: up to 8-way conflicts by element, against up to 4; by element
+// lost 0.02-0.09 us there, fp32 20000x64 dim=0 5.06 -> 5.15, bf16 10001x40 3.86
+// -> 3.94; session 79, call 1). Element by element for every C, C a multiple of
+// 32 won (uint8 70001x32 one element in, dim=0, 10.17 -> 6.50 us; fp32 20001x32
+// one element in 5.74 -> 5.31) and small C lost, their lanes' reads under a
+// word apart (int8 1000000x3 6.10 -> 7.19; H200, benchmarks/NOTES.md, session
+// 77, call 4). A choice at run time rather than compile time cost 0.2-2.7 us
+// everywhere (session 78, call 1). Unsigned, the division and remainder by kVec
+// (a power of two) are a shift and a mask, without a signed int's fix-ups after
+// the barrier: uint8 70001x32 one element in 6.75 -> 6.06 us, fp32 20001x32 one
+// element in 5.34 -> 5.21, no other sum moved (session 79, call 1).
 template <int kVec, bool kByElement>
 __device__ __forceinline__ int parked_index(int j) {
   if constexpr (kByElement) {
